@@ -1,0 +1,139 @@
+# ehelf - top-level Makefile (non-recursive).
+#
+#   make               build programs into build/bin, libraries into build/lib
+#   make check         install test dependencies, build with -Werror, run unit
+#                      tests (also under ASan+UBSan) and the differential
+#                      tests on a deterministic sample of this machine's ELFs
+#                      and of the Debian packages listed in tests/diff/packages
+#   make check-full    the same on every ELF, plus a short libFuzzer run
+#   make deps          install the Debian packages the build and tests need
+#   SANITIZE=1 make    build everything with ASan+UBSan into build/san
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+B := build/san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+B := build
+SANFLAGS :=
+endif
+
+CC ?= cc
+PKGS := libdw libelf
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf)
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wno-missing-field-initializers -Wno-format-truncation  # messages are truncated on purpose
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+LIBS := $(PKG_LIBS)
+
+# ---- the core library: shared code and the CFI reader ----------------------
+COMMON_SRC := common/err.c common/elf_file.c common/buildid.c
+CFI_SRC := builder/cfi/eh_pe.c builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c \
+           builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
+           builder/cfi/dwarf_op.c builder/cfi/uw_dump.c
+CORE_SRC := $(COMMON_SRC) $(CFI_SRC)
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
+CORE_LIB := $(B)/lib/libehelf-core.a
+
+PROGRAMS := $(B)/bin/ehelf-compile
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_frames.c
+DIFF_BIN := $(B)/tests/cfi-diff
+
+
+.PHONY: fixtures all deps check check-full unit unit-san diff diff-full fuzz clean run help
+all: $(CORE_LIB) $(PROGRAMS)
+
+help:
+	@sed -n '2,13p' Makefile
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(DIFF_BIN): $(DIFF_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+# ---- fixtures: ELF files built here whose CFI covers what gas can emit ----
+FIX := $(B)/fixtures
+FIX_SRC := tests/fixtures/cfi_zoo.S tests/fixtures/frames.c
+FIX_CC := gcc -O2 -fPIC -w
+NOUNWIND := -fno-asynchronous-unwind-tables -fno-unwind-tables
+FIXTURES := $(FIX)/zoo.so $(FIX)/zoo-exec $(FIX)/zoo-both.so $(FIX)/zoo-cie3.so \
+            $(FIX)/zoo-cie4.so $(FIX)/zoo-debugframe.so $(FIX)/zoo-debugframe.debug
+fixtures: $(FIXTURES)
+$(FIX)/zoo.so: $(FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(FIX_CC) -shared -o $@ $^
+$(FIX)/zoo-exec: $(FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(FIX_CC) -no-pie -fno-pic -DFIXTURE_MAIN -o $@ $^
+$(FIX)/zoo-both.so: $(FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(FIX_CC) -shared -DZOO_BOTH_SECTIONS -o $@ $^
+$(FIX)/zoo-cie%.so: $(FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(FIX_CC) -shared -DZOO_BOTH_SECTIONS -Wa,--gdwarf-cie-version=$* -o $@ $^
+$(FIX)/zoo-debugframe.so: $(FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(FIX_CC) -shared -g $(NOUNWIND) -DZOO_DEBUG_FRAME_ONLY -o $@ $^
+$(FIX)/zoo-debugframe.debug: $(FIX)/zoo-debugframe.so
+	objcopy --only-keep-debug --compress-debug-sections=zlib $< $@
+
+# ---- dependencies ---------------------------------------------------------
+deps:
+	@scripts/install-deps.sh
+
+# ---- tests ----------------------------------------------------------------
+unit: $(UNIT_BIN) $(PROGRAMS)
+	@scripts/run-unit-tests.sh $(B)
+
+unit-san:
+	@$(MAKE) --no-print-directory SANITIZE=1 unit
+
+diff: all $(DIFF_BIN) $(FIXTURES)
+	@tests/diff/run-corpus.sh --sample $(B)
+
+diff-full: all $(DIFF_BIN) $(FIXTURES)
+	@tests/diff/run-corpus.sh --full $(B)
+
+fuzz:
+	@tests/fuzz/run-fuzz.sh $(or $(FUZZ_SECONDS),60)
+
+check: deps
+	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory unit-san
+	@$(MAKE) --no-print-directory diff
+
+check-full: deps
+	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory unit-san
+	@$(MAKE) --no-print-directory diff-full
+	@$(MAKE) --no-print-directory fuzz
+
+# The main job: for now, the unwind table of this machine's libc.
+run: deps all
+	$(B)/bin/ehelf-compile --dump $(or $(FILE),$(shell scripts/default-input.sh))
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

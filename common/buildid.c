@@ -1,0 +1,39 @@
+/* buildid.c - see buildid.h. */
+#include "buildid.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int buildid_to_hex(const uint8_t *id, size_t n, char *out, size_t outsz)
+{
+	static const char digits[] = "0123456789abcdef";
+	if (n == 0 || n > BUILDID_MAX_BYTES || outsz < 2 * n + 1)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[id[i] >> 4];
+		out[2 * i + 1] = digits[id[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return (int)(2 * n);
+}
+
+bool buildid_valid_hex(const char *s)
+{
+	size_t n = strnlen(s, BUILDID_HEX_MAX + 1);
+	if (n < 2 || n > BUILDID_HEX_MAX || n % 2)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+int buildid_store_path(const char *root, const char *hex, char *out,
+		       size_t outsz)
+{
+	if (!buildid_valid_hex(hex))
+		return -1;
+	int n = snprintf(out, outsz, "%s/.build-id/%.2s/%s.so", root, hex,
+			 hex + 2);
+	return n < 0 || (size_t)n >= outsz ? -1 : n;
+}

@@ -1,0 +1,29 @@
+/*
+ * buildid.h - GNU build-IDs as DESIGN.md fixes them: lowercase hex of the
+ * NT_GNU_BUILD_ID note, validated whenever it comes from outside, and the
+ * store layout ROOT/.build-id/XX/REST.so shared by builder, packages,
+ * server and client.
+ */
+#ifndef EHELF_COMMON_BUILDID_H
+#define EHELF_COMMON_BUILDID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { BUILDID_MAX_BYTES = 64, BUILDID_HEX_MAX = 2 * BUILDID_MAX_BYTES };
+
+/* Lowercase hex of N raw bytes into OUT (at least 2*N+1 bytes).  Returns
+ * the string length, or -1 if N is 0 or above BUILDID_MAX_BYTES. */
+int buildid_to_hex(const uint8_t *id, size_t n, char *out, size_t outsz);
+
+/* True when S is a well-formed build-ID: even length, 2..128 characters,
+ * [0-9a-f] only. */
+bool buildid_valid_hex(const char *s);
+
+/* "ROOT/.build-id/XX/REST.so" into OUT.  HEX must be valid.  Returns the
+ * length, or -1 if HEX is invalid or OUT too small. */
+int buildid_store_path(const char *root, const char *hex, char *out,
+		       size_t outsz);
+
+#endif

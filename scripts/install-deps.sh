@@ -1,0 +1,38 @@
+#!/bin/sh
+# Install the Debian 12 packages ehelf needs to build and test.
+# Quick when everything is present; otherwise runs apt-get as root (or via
+# sudo).  Usage: scripts/install-deps.sh [extra-package...]
+set -eu
+
+PACKAGES="
+  gcc make pkg-config binutils libc6-dev
+  libelf-dev libdw-dev elfutils
+  clang libclang-rt-14-dev
+  dpkg-dev apt ca-certificates
+"
+
+missing=""
+for p in $PACKAGES "$@"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then
+	SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+	SUDO="sudo"
+else
+	echo "install-deps: need root to run: apt-get install$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086
+if ! $SUDO apt-get install -y --no-install-recommends $missing; then
+	$SUDO apt-get update
+	$SUDO apt-get install -y --no-install-recommends $missing
+fi

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Run every unit test binary in BUILD/tests (test_*), report and fail on
+# the first failure.  Usage: scripts/run-unit-tests.sh BUILD
+set -u
+build=${1:?usage: run-unit-tests.sh BUILD}
+pass=0
+fail=0
+for t in "$build"/tests/test_*; do
+	[ -x "$t" ] || continue
+	if EHELF_BUILD="$build" "$t"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $t" >&2
+		fail=$((fail + 1))
+	fi
+done
+echo "unit tests ($build): $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
