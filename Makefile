@@ -5,7 +5,7 @@
 #                      tests (also under ASan+UBSan) and the differential
 #                      tests on a deterministic sample of this machine's ELFs
 #                      and of the Debian packages listed in tests/diff/packages
-#   make check-full    the same on every ELF, plus a short libFuzzer run
+#   make check-full    the same on every ELF, plus a 2-minute libFuzzer run
 #   make deps          install the Debian packages the build and tests need
 #   SANITIZE=1 make    build everything with ASan+UBSan into build/san
 
@@ -46,7 +46,7 @@ DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_f
 DIFF_BIN := $(B)/tests/cfi-diff
 
 
-.PHONY: fixtures all deps check check-full unit unit-san diff diff-full fuzz clean run help
+.PHONY: fixtures all deps check check-full unit unit-san diff diff-full diff-san fuzz clean run help
 all: $(CORE_LIB) $(PROGRAMS)
 
 help:
@@ -69,6 +69,12 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(CORE_LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(DIFF_BIN): $(DIFF_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+QUIRKS_BIN := $(B)/tests/tool-quirks
+$(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \
+               $(B)/obj/tests/diff/libdw_frames.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -103,31 +109,42 @@ deps:
 	@scripts/install-deps.sh
 
 # ---- tests ----------------------------------------------------------------
-unit: $(UNIT_BIN) $(PROGRAMS)
+unit: $(UNIT_BIN) $(PROGRAMS) $(FIXTURES)
 	@scripts/run-unit-tests.sh $(B)
 
 unit-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
 
-diff: all $(DIFF_BIN) $(FIXTURES)
+diff: all $(DIFF_BIN) $(QUIRKS_BIN) $(FIXTURES)
+	@$(QUIRKS_BIN) $(B)
 	@tests/diff/run-corpus.sh --sample $(B)
 
-diff-full: all $(DIFF_BIN) $(FIXTURES)
+diff-full: all $(DIFF_BIN) $(QUIRKS_BIN) $(FIXTURES)
+	@$(QUIRKS_BIN) $(B)
 	@tests/diff/run-corpus.sh --full $(B)
 
-fuzz:
-	@tests/fuzz/run-fuzz.sh $(or $(FUZZ_SECONDS),60)
+fuzz: fixtures
+	@tests/fuzz/run-fuzz.sh $(or $(FUZZ_SECONDS),120)
+
+diff-san:
+	@$(MAKE) --no-print-directory SANITIZE=1 build/san/tests/cfi-diff build/san/tests/tool-quirks fixtures
+	@build/san/tests/tool-quirks build/san
+	@EHELF_SAMPLE_EVERY=8 tests/diff/run-corpus.sh --sample build/san
 
 check: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory diff
+	@$(MAKE) --no-print-directory diff-san
+	@echo "make check: all passed"
 
 check-full: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory diff-full
+	@$(MAKE) --no-print-directory diff-san
 	@$(MAKE) --no-print-directory fuzz
+	@echo "make check-full: all passed"
 
 # The main job: for now, the unwind table of this machine's libc.
 run: deps all
@@ -135,5 +152,8 @@ run: deps all
 
 clean:
 	rm -rf build
+
+# keep test objects between runs
+.SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -428,5 +428,10 @@ int main(int argc, char **argv)
 		printf("  FDE counts differ: reader %" PRIu64 ", readelf %"
 		       PRIu64 "\n", sum.fdes, sum.re_fdes);
 	printf("cfi-diff: %s\n", ok ? "PASS" : "FAIL");
+	if (list) {
+		for (size_t i = 0; i < nfiles; i++)
+			free(files[i]);
+		free(files);
+	}
 	return ok ? 0 : 1;
 }

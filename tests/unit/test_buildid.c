@@ -1,0 +1,36 @@
+/* test_buildid.c - build-ID text, validation and store paths. */
+#include "../../common/buildid.h"
+#include "unit.h"
+
+int main(void)
+{
+	char hex[BUILDID_HEX_MAX + 1];
+	const uint8_t id[] = { 0x00, 0xab, 0x7f, 0xff };
+	CHECK(buildid_to_hex(id, 4, hex, sizeof hex) == 8);
+	CHECK_STR(hex, "00ab7fff");
+	CHECK(buildid_to_hex(id, 0, hex, sizeof hex) == -1);
+	CHECK(buildid_to_hex(id, 4, hex, 8) == -1);
+
+	CHECK(buildid_valid_hex("ab"));
+	CHECK(buildid_valid_hex("0123456789abcdef0123456789abcdef01234567"));
+	CHECK(!buildid_valid_hex(""));
+	CHECK(!buildid_valid_hex("a"));
+	CHECK(!buildid_valid_hex("abc"));
+	CHECK(!buildid_valid_hex("AB"));
+	CHECK(!buildid_valid_hex("../x"));
+	CHECK(!buildid_valid_hex("ab/c"));
+	char big[BUILDID_HEX_MAX + 3];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	CHECK(!buildid_valid_hex(big)); /* 130 characters */
+	big[BUILDID_HEX_MAX] = '\0';
+	CHECK(buildid_valid_hex(big));  /* 128 characters */
+
+	char path[256];
+	CHECK(buildid_store_path("/usr/lib/ehelf", "0fa1b2", path,
+				 sizeof path) > 0);
+	CHECK_STR(path, "/usr/lib/ehelf/.build-id/0f/a1b2.so");
+	CHECK(buildid_store_path("/s", "0F", path, sizeof path) == -1);
+	CHECK(buildid_store_path("/s", "0fa1", path, 10) == -1);
+	UNIT_DONE("test_buildid");
+}

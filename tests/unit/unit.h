@@ -1,0 +1,60 @@
+/*
+ * unit.h - the smallest test harness that reports well: CHECK macros that
+ * print the failing expression with file and line and count failures;
+ * UNIT_DONE() ends main() with the right status.
+ */
+#ifndef EHELF_TESTS_UNIT_H
+#define EHELF_TESTS_UNIT_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static int unit_failures;
+static int unit_checks;
+
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		unit_checks++;                                               \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,  \
+				__LINE__, #cond);                            \
+			unit_failures++;                                     \
+		}                                                            \
+	} while (0)
+
+#define CHECK_U64(a, b)                                                      \
+	do {                                                                 \
+		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);             \
+		unit_checks++;                                               \
+		if (a_ != b_) {                                              \
+			fprintf(stderr, "%s:%d: %s == %s failed: 0x%" PRIx64    \
+				" != 0x%" PRIx64 "\n", __FILE__, __LINE__, #a,  \
+				#b, a_, b_);                                 \
+			unit_failures++;                                     \
+		}                                                            \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                      \
+	do {                                                                 \
+		const char *a_ = (a), *b_ = (b);                             \
+		unit_checks++;                                               \
+		if (strcmp(a_, b_) != 0) {                                   \
+			fprintf(stderr, "%s:%d: %s == %s failed:\n  got:  "     \
+				"'%s'\n  want: '%s'\n", __FILE__, __LINE__, #a, \
+				#b, a_, b_);                                 \
+			unit_failures++;                                     \
+		}                                                            \
+	} while (0)
+
+/* True when NEEDLE occurs in HAY; for checking error messages. */
+#define CHECK_CONTAINS(hay, needle) CHECK(strstr((hay), (needle)) != NULL)
+
+#define UNIT_DONE(name)                                                      \
+	do {                                                                 \
+		fprintf(stderr, "%s: %d checks, %d failed\n", name,           \
+			unit_checks, unit_failures);                         \
+		return unit_failures ? 1 : 0;                                \
+	} while (0)
+
+#endif
