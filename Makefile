@@ -25,7 +25,9 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wno-missing-field-initializers -Wno-format-truncation  # messages are truncated on purpose
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
+# every object can go into libehelf.so; only EHELF_API symbols are exported
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -fPIC \
+              -fvisibility=hidden -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIBS := $(PKG_LIBS)
 
@@ -34,20 +36,30 @@ COMMON_SRC := common/err.c common/elf_file.c common/buildid.c
 CFI_SRC := builder/cfi/eh_pe.c builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c \
            builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
            builder/cfi/dwarf_op.c builder/cfi/uw_dump.c
-CORE_SRC := $(COMMON_SRC) $(CFI_SRC)
+CODEGEN_SRC := builder/codegen/x86_asm.c builder/codegen/ruleset.c \
+               builder/codegen/lookup_table.c builder/codegen/expr_compile.c \
+               builder/codegen/body_gen.c builder/codegen/entry_gen.c \
+               builder/codegen/eh_elf_writer.c builder/codegen/compile.c
+CORE_SRC := $(COMMON_SRC) $(CFI_SRC) $(CODEGEN_SRC)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
 CORE_LIB := $(B)/lib/libehelf-core.a
 
 PROGRAMS := $(B)/bin/ehelf-compile
 
+# ---- libehelf: the client library -------------------------------------------
+CLIENT_SRC := client-lib/object.c
+CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(COMMON_SRC:%.c=$(B)/obj/%.o)
+CLIENT_LIBS := $(B)/lib/libehelf.a $(B)/lib/libehelf.so $(B)/lib/pkgconfig/libehelf.pc
+
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_frames.c
+DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_frames.c \
+            tests/common/corpus_run.c
 DIFF_BIN := $(B)/tests/cfi-diff
 
 
 .PHONY: fixtures all deps check check-full unit unit-san diff diff-full diff-san fuzz clean run help
-all: $(CORE_LIB) $(PROGRAMS)
+all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 
 help:
 	@sed -n '2,13p' Makefile
@@ -60,17 +72,40 @@ $(CORE_LIB): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(B)/lib/libehelf.a: $(CLIENT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/lib/libehelf.so: $(CLIENT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf.so.0 -Wl,-z,defs -o $@ $^ $(LIBS) -ldl
+
+$(B)/lib/pkgconfig/libehelf.pc: client-lib/libehelf.pc.in
+	@mkdir -p $(dir $@)
+	sed 's|@PREFIX@|$(abspath $(B))|; s|@INCLUDEDIR@|$(abspath client-lib/include)|' $< > $@
+
 $(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(CORE_LIB)
+TESTSUPPORT_SRC := tests/codegen/ir_eval.c tests/common/corpus_run.c
+TESTSUPPORT_LIB := $(B)/lib/libehelf-testsupport.a
+$(TESTSUPPORT_LIB): $(TESTSUPPORT_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl
 
 $(DIFF_BIN): $(DIFF_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+CHECK_BIN := $(B)/tests/codegen-check
+$(CHECK_BIN): $(B)/obj/tests/codegen/codegen_check.o $(TESTSUPPORT_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl
 
 QUIRKS_BIN := $(B)/tests/tool-quirks
 $(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \

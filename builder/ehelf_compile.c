@@ -1,31 +1,44 @@
 /*
- * ehelf-compile - read an ELF's unwind tables; print them (--dump).
+ * ehelf-compile - compile an ELF's unwind tables into an eh_elf, or print
+ * them (--dump).
  *
- * Exit status: 0 success, 1 the input could not be read, 2 bad usage.
+ * Exit status: 0 success, 1 the input could not be read or compiled, 2 bad
+ * usage.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "../common/buildid.h"
 #include "../common/elf_file.h"
 #include "cfi/cfi_reader.h"
 #include "cfi/uw_dump.h"
+#include "codegen/compile.h"
 
 static void usage(FILE *out)
 {
-	fputs("Usage: ehelf-compile --dump [--verbose] FILE\n"
+	fputs("Usage: ehelf-compile FILE -o OUT.so [--stats]\n"
+	      "       ehelf-compile --dump [--verbose] FILE\n"
 	      "\n"
-	      "Read the unwind tables (.eh_frame, .debug_frame) of an x86_64\n"
-	      "ELF executable, shared object or separate debug file.\n"
+	      "Compile the unwind tables (.eh_frame, .debug_frame) of an x86_64\n"
+	      "ELF executable, shared object or separate debug file into an\n"
+	      "eh_elf (see client-lib/include/ehelf_abi.h), or print them.\n"
 	      "\n"
-	      "  -d, --dump     print the unwind table: one 'FDE pc=LO..HI' line\n"
-	      "                 per FDE, then one line per row with the CFA and\n"
-	      "                 register rules in readelf's frames-interp notation\n"
-	      "  -v, --verbose  with --dump: also print each FDE's section offset\n"
-	      "                 and each DWARF expression as DW_OP text\n"
-	      "  -h, --help     show this help\n"
+	      "  -o, --output OUT  write the eh_elf to OUT (atomically)\n"
+	      "  -s, --stats       print sizes, counts, timing and every rule\n"
+	      "                    set that could not be compiled\n"
+	      "      --build-id HEX  record this build-ID instead of the file's\n"
+	      "  -d, --dump        print the unwind table: one 'FDE pc=LO..HI'\n"
+	      "                    line per FDE, then one line per row with the CFA\n"
+	      "                    and register rules in readelf's frames-interp\n"
+	      "                    notation\n"
+	      "  -v, --verbose     with --dump: also print each FDE's section\n"
+	      "                    offset and each DWARF expression as DW_OP text\n"
+	      "  -h, --help        show this help\n"
 	      "\n"
 	      "Exit status: 0 success, 1 unreadable or malformed input, 2 usage.\n",
 	      out);
@@ -68,31 +81,121 @@ static int dump_file(const char *path, bool verbose)
 	return status;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void print_stats(const char *src, const ehelf_compile_stats *s,
+			double seconds)
+{
+	uint64_t in = s->eh_frame_bytes + s->eh_frame_hdr_bytes;
+	printf("source:            %s\n", src);
+	printf(".eh_frame:         %" PRIu64 " bytes\n", s->eh_frame_bytes);
+	printf(".eh_frame_hdr:     %" PRIu64 " bytes\n", s->eh_frame_hdr_bytes);
+	printf(".debug_frame:      %" PRIu64 " bytes\n", s->debug_frame_bytes);
+	printf("eh_elf:            %" PRIu64 " bytes (code %" PRIu64
+	       ", tables %" PRIu64 ")\n", s->output_bytes, s->code_bytes,
+	       s->table_bytes);
+	if (in)
+		printf("size ratio:        %.3f of .eh_frame + .eh_frame_hdr\n",
+		       (double)s->output_bytes / (double)in);
+	printf("FDEs:              %" PRIu64 "\n", s->fdes);
+	printf("rows:              %" PRIu64 "\n", s->rows);
+	printf("table entries:     %" PRIu64 "\n", s->entries);
+	printf("rule sets:         %u\n", s->rulesets - 1);
+	printf("overlapping rows:  %" PRIu64 "\n", s->overlaps);
+	printf("unsupported:       %zu rule sets, %" PRIu64 " rows\n",
+	       s->nunsupported, s->unsupported_rows);
+	for (size_t i = 0; i < s->nunsupported; i++)
+		printf("  rule set %u (%" PRIu64 " rows, e.g. pc 0x%" PRIx64
+		       "): %s\n", s->unsupported[i].ruleset, s->unsupported[i].rows,
+		       s->unsupported[i].example_pc, s->unsupported[i].why);
+	printf("compile time:      %.3f ms\n", seconds * 1e3);
+	if (seconds > 0 && s->eh_frame_bytes)
+		printf("throughput:        %.1f MiB/s of .eh_frame\n",
+		       (double)s->eh_frame_bytes / seconds / (1 << 20));
+}
+
+static int parse_build_id(const char *hex, uint8_t *id, size_t *len)
+{
+	if (!buildid_valid_hex(hex))
+		return -1;
+	*len = strlen(hex) / 2;
+	for (size_t i = 0; i < *len; i++)
+		sscanf(hex + 2 * i, "%2hhx", &id[i]);
+	return 0;
+}
+
+static int compile_file(const char *src, const char *out, bool stats,
+			const ehelf_compile_opts *opts)
+{
+	ehelf_err err = { 0 };
+	ehelf_compile_stats st;
+	double t0 = now();
+	int rc = ehelf_compile_file(src, out, opts, &st, &err);
+	double t1 = now();
+	if (rc < 0) {
+		fprintf(stderr, "ehelf-compile: %s\n", err.msg);
+		return 1;
+	}
+	if (stats)
+		print_stats(src, &st, t1 - t0);
+	ehelf_compile_stats_free(&st);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_BUILD_ID = 256 };
 	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
 		{ "dump", no_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool dump = false, verbose = false;
+	bool dump = false, verbose = false, stats = false;
+	const char *out = NULL;
+	uint8_t id[64];
+	ehelf_compile_opts copts = { 0 };
 	int c;
-	while ((c = getopt_long(argc, argv, "dvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:sdvh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'o': out = optarg; break;
+		case 's': stats = true; break;
 		case 'd': dump = true; break;
 		case 'v': verbose = true; break;
+		case OPT_BUILD_ID:
+			if (parse_build_id(optarg, id, &copts.build_id_len) < 0) {
+				fprintf(stderr, "ehelf-compile: --build-id: '%s' is "
+					"not 2..128 lowercase hex digits\n", optarg);
+				return 2;
+			}
+			copts.build_id = id;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!dump || optind != argc - 1) {
-		fprintf(stderr, "ehelf-compile: %s\n",
-			!dump ? "--dump is required" : "expected one FILE");
+	const char *problem = NULL;
+	if (optind != argc - 1)
+		problem = "expected one FILE";
+	else if (dump && out)
+		problem = "--dump and --output exclude each other";
+	else if (!dump && !out)
+		problem = "nothing to do: give -o OUT.so or --dump";
+	if (problem) {
+		fprintf(stderr, "ehelf-compile: %s\n", problem);
 		usage(stderr);
 		return 2;
 	}
-	int status = dump_file(argv[optind], verbose);
+	int status = dump ? dump_file(argv[optind], verbose)
+			  : compile_file(argv[optind], out, stats, &copts);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "ehelf-compile: write error on standard output\n");
 		status = 1;

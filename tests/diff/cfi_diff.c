@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../builder/cfi/cfi_reader.h"
 #include "../../builder/cfi/uw_dump.h"
+#include "../common/corpus_run.h"
 #include "libdw_frames.h"
 #include "readelf_frames.h"
 
@@ -301,40 +301,9 @@ static void check_file(const char *path, totals *t)
 	elf_file_close(&f);
 }
 
-static char **read_list(const char *file, size_t *n)
+static void check_one(const char *path, uint64_t *counters)
 {
-	FILE *in = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	if (!in) {
-		fprintf(stderr, "cfi-diff: %s: %s\n", file, strerror(errno));
-		exit(1);
-	}
-	char **v = NULL, *line = NULL;
-	size_t cap = 0, lcap = 0;
-	ssize_t len;
-	*n = 0;
-	while ((len = getline(&line, &lcap, in)) > 0) {
-		if (line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (!len)
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 256;
-			v = realloc(v, cap * sizeof *v);
-		}
-		v[(*n)++] = strdup(line);
-	}
-	free(line);
-	if (in != stdin)
-		fclose(in);
-	return v;
-}
-
-static void add(totals *a, const totals *b)
-{
-	uint64_t *x = (uint64_t *)a;
-	const uint64_t *y = (const uint64_t *)b;
-	for (size_t i = 0; i < sizeof *a / sizeof(uint64_t); i++)
-		x[i] += y[i];
+	check_file(path, (totals *)counters);
 }
 
 static void usage(FILE *out)
@@ -369,45 +338,15 @@ int main(int argc, char **argv)
 	char **files = argv + optind;
 	size_t nfiles = (size_t)(argc - optind);
 	if (list)
-		files = read_list(list, &nfiles);
+		files = corpus_read_list(list, &nfiles);
 	if (jobs < 1 || nfiles == 0) {
 		usage(stderr);
 		return 2;
 	}
-	totals sum = { 0 };
-	int fds[64];
-	if (jobs > 64)
-		jobs = 64;
-	for (int k = 0; k < jobs; k++) {
-		int pfd[2];
-		if (pipe(pfd) < 0)
-			return 1;
-		pid_t pid = fork();
-		if (pid < 0)
-			return 1;
-		if (pid == 0) {
-			close(pfd[0]);
-			totals t = { 0 };
-			for (size_t i = (size_t)k; i < nfiles; i += (size_t)jobs)
-				check_file(files[i], &t);
-			if (write(pfd[1], &t, sizeof t) != sizeof t)
-				_exit(1);
-			_exit(0);
-		}
-		close(pfd[1]);
-		fds[k] = pfd[0];
-	}
-	int failed_children = 0;
-	for (int k = 0; k < jobs; k++) {
-		totals t;
-		if (read(fds[k], &t, sizeof t) == sizeof t)
-			add(&sum, &t);
-		else
-			failed_children++;
-		close(fds[k]);
-	}
-	while (wait(NULL) > 0)
-		;
+	totals sum;
+	int failed_children = corpus_run(files, nfiles, jobs, check_one,
+					 sizeof sum / sizeof(uint64_t),
+					 (uint64_t *)&sum);
 	printf("cfi-diff: %" PRIu64 " ELF files (%" PRIu64 " without CFI, %"
 	       PRIu64 " other files skipped), %" PRIu64 " FDEs, %" PRIu64
 	       " rows\n", sum.files, sum.no_cfi, sum.skipped, sum.fdes,
@@ -428,10 +367,7 @@ int main(int argc, char **argv)
 		printf("  FDE counts differ: reader %" PRIu64 ", readelf %"
 		       PRIu64 "\n", sum.fdes, sum.re_fdes);
 	printf("cfi-diff: %s\n", ok ? "PASS" : "FAIL");
-	if (list) {
-		for (size_t i = 0; i < nfiles; i++)
-			free(files[i]);
-		free(files);
-	}
+	if (list)
+		corpus_free_list(files, nfiles);
 	return ok ? 0 : 1;
 }

@@ -1,0 +1,222 @@
+/* body_gen.c - see body_gen.h. */
+#include "body_gen.h"
+
+#include <stdio.h>
+
+#include "../../client-lib/include/ehelf_abi.h"
+#include "../../common/err.h"
+#include "expr_compile.h"
+
+void gen_load(gen_ctx *g, int dst, int addr)
+{
+	x86_asm *a = g->a;
+	if (g->mode == GEN_LOCAL) {
+		x86_alu_rr(a, ALU_CMP, addr, g->lo);
+		x86_jcc(a, CC_B, g->l_bounds);
+		x86_alu_rr(a, ALU_CMP, addr, g->him8);
+		x86_jcc(a, CC_A, g->l_bounds);
+		x86_mov_load(a, dst, M(addr, 0));
+	} else {
+		x86_mov_rr(a, RSI, addr);
+		x86_call(a, g->l_read);
+		x86_mov_rr(a, dst, RAX);
+	}
+}
+
+/* dst = src + off for any 64-bit offset. */
+static void add_off(x86_asm *a, int dst, int src, int64_t off)
+{
+	if (off >= INT32_MIN && off <= INT32_MAX) {
+		x86_lea(a, dst, M(src, (int32_t)off));
+	} else {
+		x86_mov_ri(a, dst, (uint64_t)off);
+		x86_alu_rr(a, ALU_ADD, dst, src);
+	}
+}
+
+static x86_mem out_reg(const gen_ctx *g, int i)
+{
+	return M(g->out, 8 * i);
+}
+
+void body_emit_status(gen_ctx *g, int status)
+{
+	x86_mov_ri(g->a, RAX, (uint64_t)(uint32_t)status);
+	x86_jmp(g->a, g->l_done);
+}
+
+/* Registers the rule set reads from the input; ERR_UNSUPPORTED if a rule
+ * cannot be compiled at all. */
+static int check_rules(const ruleset *rs, uint32_t *need, char *why,
+		       size_t whylen)
+{
+	const uw_rules *r = &rs->r;
+	uint32_t used = 0;
+	*need = 0;
+	switch (r->cfa.kind) {
+	case UW_CFA_REG_OFF:
+		if (r->cfa.reg > 16) {
+			snprintf(why, whylen, "CFA based on register %u",
+				 r->cfa.reg);
+			return ERR_UNSUPPORTED;
+		}
+		*need |= 1u << r->cfa.reg;
+		break;
+	case UW_CFA_EXPR:
+		if (expr_analyse(r->cfa.expr, r->cfa.expr_len, false, &used,
+				 why, whylen) < 0)
+			return ERR_UNSUPPORTED;
+		*need |= used;
+		break;
+	default:
+		snprintf(why, whylen, "no CFA rule");
+		return ERR_UNSUPPORTED;
+	}
+	for (int i = 0; i < UW_NCOLS; i++) {
+		const uw_rule *x = &r->reg[i];
+		if (x->kind == UW_REGISTER && x->reg > 16) {
+			snprintf(why, whylen, "register %d saved in register %u",
+				 i, x->reg);
+			return ERR_UNSUPPORTED;
+		}
+		if (x->kind == UW_EXPR || x->kind == UW_VAL_EXPR) {
+			if (expr_analyse(x->expr, x->expr_len, true, &used, why,
+					 whylen) < 0)
+				return ERR_UNSUPPORTED;
+			*need |= used;
+		}
+	}
+	return 0;
+}
+
+int body_emit(gen_ctx *g, const ruleset *rs, char *why, size_t whylen)
+{
+	x86_asm *a = g->a;
+	const uw_rules *r = &rs->r;
+	uint32_t need;
+	if (check_rules(rs, &need, why, whylen) < 0)
+		return ERR_UNSUPPORTED;
+	if (r->reg[UW_RA].kind == UW_UNDEFINED) {
+		/* outermost frame: nothing to compute */
+		body_emit_status(g, EHELF_OUTERMOST);
+		return a->failed ? ERR_NOMEM : 0;
+	}
+	size_t mark = a->n, fixmark = a->nfix;
+	/* registers the rules read must be valid */
+	if (need) {
+		x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
+		x86_not(a, RAX);
+		x86_test32_ri(a, RAX, need);
+		x86_jcc(a, CC_NE, g->l_badreg);
+	}
+	/* the CFA */
+	if (r->cfa.kind == UW_CFA_REG_OFF) {
+		x86_mov_load(a, g->cfa, M(g->in, 8 * r->cfa.reg));
+		if (r->cfa.off)
+			add_off(a, g->cfa, g->cfa, r->cfa.off);
+	} else if (expr_emit(g, r->cfa.expr, r->cfa.expr_len, false, g->cfa,
+			     why, whylen) < 0) {
+		goto rollback;
+	}
+	/* local mode: one bounds check for all CFA-relative loads */
+	if (g->mode == GEN_LOCAL) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (int i = 0; i < UW_NCOLS; i++)
+			if (r->reg[i].kind == UW_OFFSET) {
+				lo = r->reg[i].off < lo ? r->reg[i].off : lo;
+				hi = r->reg[i].off > hi ? r->reg[i].off : hi;
+			}
+		if (lo <= hi) {
+			add_off(a, RAX, g->cfa, lo);
+			x86_alu_rr(a, ALU_CMP, RAX, g->lo);
+			x86_jcc(a, CC_B, g->l_bounds);
+			add_off(a, RAX, g->cfa, hi);
+			x86_alu_rr(a, ALU_CMP, RAX, g->him8);
+			x86_jcc(a, CC_A, g->l_bounds);
+			/* an offset range that wraps around is out of bounds */
+			if (lo < 0 || hi > 0) {
+				add_off(a, RCX, g->cfa, lo);
+				x86_alu_rr(a, ALU_CMP, RAX, RCX);
+				x86_jcc(a, CC_B, g->l_bounds);
+			}
+		}
+	}
+	uint32_t set = 0, clear = 0;
+	for (int i = 0; i < UW_NCOLS; i++) {
+		const uw_rule *x = &r->reg[i];
+		switch (x->kind) {
+		case UW_UNSET:
+			if (i == UW_RSP) {
+				x86_mov_store(a, out_reg(g, i), g->cfa);
+				set |= 1u << i;
+			}
+			break;
+		case UW_SAME_VALUE:
+			break;
+		case UW_UNDEFINED:
+			clear |= 1u << i;
+			break;
+		case UW_OFFSET:
+			if (g->mode == GEN_LOCAL) {
+				if (x->off >= INT32_MIN && x->off <= INT32_MAX) {
+					x86_mov_load(a, RAX, M(g->cfa, (int32_t)x->off));
+				} else {
+					add_off(a, RAX, g->cfa, x->off);
+					x86_mov_load(a, RAX, M(RAX, 0));
+				}
+			} else {
+				add_off(a, RAX, g->cfa, x->off);
+				gen_load(g, RAX, RAX);
+			}
+			x86_mov_store(a, out_reg(g, i), RAX);
+			set |= 1u << i;
+			break;
+		case UW_VAL_OFFSET:
+			add_off(a, RAX, g->cfa, x->off);
+			x86_mov_store(a, out_reg(g, i), RAX);
+			set |= 1u << i;
+			break;
+		case UW_REGISTER:
+			x86_mov_load(a, RAX, M(g->in, 8 * x->reg));
+			x86_mov_store(a, out_reg(g, i), RAX);
+			/* valid iff the source register is */
+			x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
+			if (x->reg)
+				x86_shift32_ri(a, SH_SHR, RAX, (uint8_t)x->reg);
+			x86_alu32_ri(a, ALU_AND, RAX, 1);
+			if (i)
+				x86_shift32_ri(a, SH_SHL, RAX, (uint8_t)i);
+			x86_alu_mi32(a, ALU_AND, M(g->out, GEN_REGS_VALID),
+				     (int32_t)~(1u << i));
+			x86_mov_load32(a, RCX, M(g->out, GEN_REGS_VALID));
+			x86_alu32_rr(a, ALU_OR, RCX, RAX);
+			x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RCX);
+			break;
+		case UW_EXPR:
+		case UW_VAL_EXPR:
+			if (expr_emit(g, x->expr, x->expr_len, true, RAX, why,
+				      whylen) < 0)
+				goto rollback;
+			if (x->kind == UW_EXPR)
+				gen_load(g, RAX, RAX);
+			x86_mov_store(a, out_reg(g, i), RAX);
+			set |= 1u << i;
+			break;
+		}
+	}
+	if (rs->signal_frame)
+		set |= EHELF_SIGNAL_FRAME;
+	clear &= ~set;
+	if (clear)
+		x86_alu_mi32(a, ALU_AND, M(g->out, GEN_REGS_VALID),
+			     (int32_t)~clear);
+	if (set)
+		x86_alu_mi32(a, ALU_OR, M(g->out, GEN_REGS_VALID), (int32_t)set);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	x86_jmp(a, g->l_done);
+	return a->failed ? ERR_NOMEM : 0;
+rollback:
+	a->n = mark;
+	a->nfix = fixmark;
+	return ERR_UNSUPPORTED;
+}

@@ -1,0 +1,265 @@
+/* compile.c - see compile.h. */
+#include "compile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../cfi/cfi_reader.h"
+#include "eh_elf_writer.h"
+#include "entry_gen.h"
+#include "lookup_table.h"
+#include "ruleset.h"
+
+typedef struct ivec {
+	lt_interval *v;
+	size_t n, cap;
+} ivec;
+
+static int ivec_push(ivec *iv, lt_interval x)
+{
+	if (iv->n == iv->cap) {
+		size_t cap = iv->cap ? 2 * iv->cap : 4096;
+		lt_interval *v = realloc(iv->v, cap * sizeof *v);
+		if (!v)
+			return ERR_NOMEM;
+		iv->v = v;
+		iv->cap = cap;
+	}
+	iv->v[iv->n++] = x;
+	return 0;
+}
+
+static uint64_t section_size(elf_file *f, const char *name)
+{
+	elf_section s;
+	return elf_file_section(f, name, &s, NULL) == 0 && !s.nobits ? s.size : 0;
+}
+
+/* Read every row: intern its rule set, record its interval. */
+static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
+		     ivec *iv, ehelf_compile_stats *st, uint64_t *pc_lo,
+		     uint64_t *pc_hi, ehelf_err *err)
+{
+	int rc = 0;
+	uw_fde fde;
+	uint32_t seq = 0;
+	*pc_lo = UINT64_MAX;
+	*pc_hi = 0;
+	while (rc >= 0 && (rc = cfi_reader_next(r, &fde, err)) > 0) {
+		st->fdes++;
+		for (size_t i = 0; i < fde.nrows && rc >= 0; i++) {
+			const uw_row *row = &fde.rows[i];
+			int64_t idx = ruleset_intern(rs, &row->r,
+						     fde.signal_frame);
+			if (idx < 0) {
+				rc = err_set(err, ERR_NOMEM, "out of memory");
+				break;
+			}
+			rs->v[idx].nrows++;
+			rc = ivec_push(iv, (lt_interval){ row->lo, row->hi,
+							  (uint32_t)idx, seq++ });
+			if (rc < 0)
+				err_set(err, rc, "out of memory");
+			st->rows++;
+			*pc_lo = row->lo < *pc_lo ? row->lo : *pc_lo;
+			*pc_hi = row->hi > *pc_hi ? row->hi : *pc_hi;
+		}
+	}
+	if (rc == 0 && st->rows == 0)
+		rc = err_set(err, ERR_NOTFOUND, "%s: unwind tables have no rows",
+			     name);
+	return rc;
+}
+
+int ehelf_compile_elf(elf_file *f, const ehelf_compile_opts *opts,
+		      uint8_t **image, size_t *len, ehelf_compile_stats *stats,
+		      ehelf_err *err)
+{
+	ehelf_compile_opts o = opts ? *opts : (ehelf_compile_opts){ 0 };
+	if (!o.build_id) {
+		const uint8_t *id;
+		int n = elf_file_build_id(f, &id);
+		if (n > 0) {
+			o.build_id = id;
+			o.build_id_len = (size_t)n;
+		}
+	}
+	cfi_reader *r = cfi_reader_new();
+	if (!r)
+		return err_set(err, ERR_NOMEM, "out of memory");
+	int rc = cfi_reader_add_elf(r, f, err);
+	if (rc == 0)
+		rc = err_set(err, ERR_NOTFOUND, "%s: no .eh_frame or "
+			     ".debug_frame contents", f->name);
+	if (rc > 0)
+		rc = ehelf_compile_reader(r, f->name, &o, image, len, stats, err);
+	cfi_reader_free(r);
+	if (rc == 0 && stats) {
+		stats->eh_frame_bytes = section_size(f, ".eh_frame");
+		stats->eh_frame_hdr_bytes = section_size(f, ".eh_frame_hdr");
+		stats->debug_frame_bytes = section_size(f, ".debug_frame");
+	}
+	return rc;
+}
+
+int ehelf_compile_reader(cfi_reader *r, const char *name,
+			 const ehelf_compile_opts *opts, uint8_t **image,
+			 size_t *len, ehelf_compile_stats *stats,
+			 ehelf_err *err)
+{
+	ehelf_compile_stats local;
+	ehelf_compile_stats *st = stats ? stats : &local;
+	memset(st, 0, sizeof *st);
+	unsigned page_bits = opts && opts->page_bits ? opts->page_bits : 12;
+	if (page_bits < 4 || page_bits > 16)
+		return err_set(err, ERR_ARG, "page size 2^%u outside 2^4..2^16",
+			       page_bits);
+	struct ehelf_info info = { .magic = EHELF_INFO_MAGIC,
+				   .abi_version = EHELF_ABI_VERSION };
+	const uint8_t *id = opts ? opts->build_id : NULL;
+	size_t idlen = id ? opts->build_id_len : 0;
+	if (idlen > sizeof info.build_id)
+		return err_set(err, ERR_ARG, "build-ID longer than 64 bytes");
+	info.build_id_len = (uint32_t)idlen;
+	if (idlen)
+		memcpy(info.build_id, id, idlen);
+
+	ruleset_table rs;
+	ivec iv = { 0 };
+	lookup_table lt = { 0 };
+	gen_blob blob = { 0 };
+	if (ruleset_table_init(&rs) < 0)
+		return err_set(err, ERR_NOMEM, "out of memory");
+	int rc = read_rows(r, name, &rs, &iv, st, &info.pc_lo, &info.pc_hi, err);
+	if (rc < 0)
+		goto out;
+	info.rows = st->rows;
+	rc = lt_build(&lt, iv.v, iv.n, page_bits);
+	if (rc < 0) {
+		err_set(err, rc, "%s: cannot build the lookup table", name);
+		goto out;
+	}
+	st->entries = lt.nentries;
+	st->overlaps = lt.overlaps;
+	st->rulesets = (uint32_t)rs.n;
+	rc = gen_blob_build(&blob, &lt, &rs, &info);
+	if (rc < 0) {
+		err_set(err, rc, "%s: code generation failed (%s)", name,
+			err_code_name(rc));
+		goto out;
+	}
+	if (blob.nunsup) {
+		st->unsupported = calloc(blob.nunsup, sizeof *st->unsupported);
+		if (!st->unsupported) {
+			rc = err_set(err, ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		st->nunsupported = blob.nunsup;
+		for (size_t i = 0; i < blob.nunsup; i++) {
+			ehelf_unsupported *u = &st->unsupported[i];
+			u->ruleset = blob.unsup[i].ruleset;
+			u->rows = rs.v[u->ruleset].nrows;
+			memcpy(u->why, blob.unsup[i].why, sizeof u->why);
+			st->unsupported_rows += u->rows;
+			for (size_t k = 0; k < iv.n; k++)
+				if (iv.v[k].rule == u->ruleset) {
+					u->example_pc = iv.v[k].lo;
+					break;
+				}
+		}
+	}
+	st->code_bytes = blob.code_size;
+	st->table_bytes = blob.a.n - blob.code_size;
+	eh_elf_parts parts = {
+		.blob = blob.a.buf, .blob_size = blob.a.n,
+		.code_size = blob.code_size, .off_local = blob.off_local,
+		.off_remote = blob.off_remote, .off_info = blob.off_info,
+		.info_size = sizeof info, .build_id = info.build_id,
+		.build_id_len = idlen,
+	};
+	rc = eh_elf_write(&parts, image, len);
+	if (rc < 0)
+		err_set(err, rc, "%s: cannot write the eh_elf", name);
+	else
+		st->output_bytes = *len;
+out:
+	gen_blob_free(&blob);
+	lt_free(&lt);
+	free(iv.v);
+	ruleset_table_free(&rs);
+	if (!stats || rc < 0)
+		ehelf_compile_stats_free(st);
+	return rc;
+}
+
+int ehelf_write_atomic(const char *path, const void *data, size_t len,
+		       ehelf_err *err)
+{
+	char tmp[4096];
+	int n = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return err_set(err, ERR_ARG, "%s: path too long", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return err_set(err, ERR_IO, "%s: cannot create a temporary file "
+			       "next to it: %s", path, strerror(errno));
+	const uint8_t *p = data;
+	size_t left = len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = errno;
+			close(fd);
+			unlink(tmp);
+			return err_set(err, ERR_IO, "%s: write failed: %s", tmp,
+				       strerror(e));
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	/* eh_elfs are read-only code: 0644 like any shared library */
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0 || close(fd) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return err_set(err, ERR_IO, "%s: %s", tmp, strerror(e));
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return err_set(err, ERR_IO, "%s: cannot rename into place: %s",
+			       path, strerror(e));
+	}
+	return 0;
+}
+
+int ehelf_compile_file(const char *src, const char *out,
+		       const ehelf_compile_opts *opts,
+		       ehelf_compile_stats *stats, ehelf_err *err)
+{
+	elf_file f;
+	int rc = elf_file_open(&f, src, err);
+	if (rc < 0)
+		return rc;
+	uint8_t *image = NULL;
+	size_t len = 0;
+	rc = ehelf_compile_elf(&f, opts, &image, &len, stats, err);
+	elf_file_close(&f);
+	if (rc == 0)
+		rc = ehelf_write_atomic(out, image, len, err);
+	free(image);
+	return rc;
+}
+
+void ehelf_compile_stats_free(ehelf_compile_stats *s)
+{
+	free(s->unsupported);
+	s->unsupported = NULL;
+	s->nunsupported = 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * compile.h - an ELF's unwind tables to an eh_elf, as a library call (used
+ * by ehelf-compile and the batch builder).
+ *
+ * Pipeline: CFI reader (every FDE of .eh_frame, then .debug_frame) -> rule
+ * sets interned, rows as intervals -> lookup table -> machine code for both
+ * entry points and every rule body -> eh_elf file image.  Rows of
+ * .debug_frame only fill addresses .eh_frame does not cover.
+ */
+#ifndef EHELF_CODEGEN_COMPILE_H
+#define EHELF_CODEGEN_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../common/elf_file.h"
+#include "../../common/err.h"
+
+typedef struct ehelf_unsupported {
+	uint32_t ruleset;
+	uint64_t rows;          /* rows using it */
+	uint64_t example_pc;    /* first address of one such row */
+	char why[120];
+} ehelf_unsupported;
+
+typedef struct ehelf_compile_stats {
+	uint64_t eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes;
+	uint64_t fdes, rows;        /* IR rows read */
+	uint64_t entries;           /* lookup-table entries written */
+	uint32_t rulesets;          /* distinct rule sets (with "none") */
+	uint64_t overlaps;          /* rows hidden by earlier FDEs */
+	uint64_t unsupported_rows;
+	ehelf_unsupported *unsupported;  /* malloc'd, free with the stats */
+	size_t nunsupported;
+	uint64_t code_bytes, table_bytes, output_bytes;
+} ehelf_compile_stats;
+
+typedef struct ehelf_compile_opts {
+	unsigned page_bits;         /* 0: default (12) */
+	/* Build-ID to record; NULL: the file's own NT_GNU_BUILD_ID. */
+	const uint8_t *build_id;
+	size_t build_id_len;
+} ehelf_compile_opts;
+
+/* Compile F into a file image (*IMAGE malloc'd, *LEN bytes).  Returns 0,
+ * ERR_NOTFOUND (no unwind tables), ERR_FORMAT / ERR_UNSUPPORTED (from the
+ * CFI reader, with the file and offset), or ERR_NOMEM.  STATS may be NULL. */
+int ehelf_compile_elf(elf_file *f, const ehelf_compile_opts *opts,
+		      uint8_t **image, size_t *len, ehelf_compile_stats *stats,
+		      ehelf_err *err);
+
+typedef struct cfi_reader cfi_reader;
+
+/* The same from a CFI reader with its sections already queued (NAME is
+ * used in messages); the build-ID comes only from OPTS. */
+int ehelf_compile_reader(cfi_reader *r, const char *name,
+			 const ehelf_compile_opts *opts, uint8_t **image,
+			 size_t *len, ehelf_compile_stats *stats,
+			 ehelf_err *err);
+
+/* Compile the ELF at SRC into OUT, written atomically (a temporary file in
+ * the same directory, renamed into place). */
+int ehelf_compile_file(const char *src, const char *out,
+		       const ehelf_compile_opts *opts,
+		       ehelf_compile_stats *stats, ehelf_err *err);
+
+/* Write LEN bytes to PATH atomically.  Returns 0 or ERR_IO. */
+int ehelf_write_atomic(const char *path, const void *data, size_t len,
+		       ehelf_err *err);
+
+void ehelf_compile_stats_free(ehelf_compile_stats *s);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * eh_elf_writer.h - wraps a generated code+data blob into the eh_elf shared
+ * object of ehelf_abi.h: ELF header, program headers (PT_LOAD R+X for
+ * everything but .dynamic, PT_LOAD RW for .dynamic, PT_DYNAMIC, PT_NOTE,
+ * PT_GNU_STACK non-executable), the ehelf note, DT_HASH/.dynsym/.dynstr
+ * for the three exported symbols, and section headers for inspection.
+ *
+ * The output depends only on the inputs: no time, path or host enters it.
+ */
+#ifndef EHELF_CODEGEN_EH_ELF_WRITER_H
+#define EHELF_CODEGEN_EH_ELF_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct eh_elf_parts {
+	const uint8_t *blob;      /* code, then read-only data */
+	size_t blob_size;
+	size_t code_size;         /* [0, code_size) is .text, the rest .rodata */
+	size_t off_local, off_remote, off_info, info_size;
+	const uint8_t *build_id;  /* source build-ID (may be NULL if len 0) */
+	size_t build_id_len;
+} eh_elf_parts;
+
+/* Build the file image in *OUT (malloc'd, *LEN bytes).  Returns 0 or
+ * ERR_NOMEM / ERR_ARG (build-ID longer than 64 bytes). */
+int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * entry_gen.h - the code and tables of an eh_elf: both entry points (copy
+ * in to out, look the pc up, jump to the rule body), their exits, the
+ * remote read helper, every rule body in both modes, and the lookup tables
+ * and ehelf_info they use, as one position-independent blob.
+ */
+#ifndef EHELF_CODEGEN_ENTRY_GEN_H
+#define EHELF_CODEGEN_ENTRY_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../client-lib/include/ehelf_abi.h"
+#include "lookup_table.h"
+#include "ruleset.h"
+#include "x86_asm.h"
+
+/* Why a rule set could not be compiled. */
+typedef struct gen_unsupported {
+	uint32_t ruleset;
+	char why[120];
+} gen_unsupported;
+
+typedef struct gen_blob {
+	x86_asm a;              /* code then data; a.buf/a.n is the blob */
+	size_t code_size;       /* the code part, then tables */
+	size_t off_local, off_remote, off_info;
+	gen_unsupported *unsup; /* one per unsupported rule set */
+	size_t nunsup;
+} gen_blob;
+
+/* Generate.  INFO is copied into the blob (entries, rulesets, unsupported
+ * and page_bits are filled in here).  Returns 0 or ERR_NOMEM/ERR_FORMAT. */
+int gen_blob_build(gen_blob *b, const lookup_table *t,
+		   const ruleset_table *rs, struct ehelf_info *info);
+void gen_blob_free(gen_blob *b);
+
+#endif

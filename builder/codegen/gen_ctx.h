@@ -1,0 +1,52 @@
+/*
+ * gen_ctx.h - what the rule-body and expression emitters share: the
+ * assembler, the mode, the register assignment and the labels of the
+ * entry point's exits.
+ *
+ * Two modes, one body each per rule set:
+ *  - GEN_LOCAL: memory is read with direct loads, each checked against the
+ *    caller's [stack_lo, stack_hi); leaf code (no calls), so DWARF
+ *    expression stack slots live in the red zone below rsp.
+ *  - GEN_REMOTE: memory is read through the caller's callback, called by a
+ *    shared helper that, on failure, unwinds straight to the entry's
+ *    "read failed" exit; values live in callee-saved registers and stack
+ *    slots in the entry's frame.
+ */
+#ifndef EHELF_CODEGEN_GEN_CTX_H
+#define EHELF_CODEGEN_GEN_CTX_H
+
+#include "x86_asm.h"
+
+typedef enum gen_mode { GEN_LOCAL, GEN_REMOTE } gen_mode;
+
+enum {
+	GEN_MAX_STACK = 16,     /* DWARF expression stack depth */
+	GEN_REGS_VALID = 136,   /* offsetof(ehelf_regs, valid) */
+};
+
+typedef struct gen_ctx {
+	x86_asm *a;
+	gen_mode mode;
+	int in, out, cfa;       /* ehelf_regs *in, *out; the CFA value */
+	int lo, him8;           /* GEN_LOCAL: stack_lo, stack_hi - 8 */
+	/* exits: each sets eax and leaves through the epilogue */
+	int l_done;             /* status already in eax */
+	int l_badreg;           /* EHELF_E_BADREG */
+	int l_bounds;           /* EHELF_E_BOUNDS (local) */
+	int l_expr;             /* EHELF_E_EXPR */
+	int l_read;             /* GEN_REMOTE: read helper: address in rsi,
+				 * value returned in rax */
+} gen_ctx;
+
+/* Memory operand of DWARF expression stack slot D (0 = bottom). */
+static inline x86_mem gen_slot(const gen_ctx *g, int d)
+{
+	return g->mode == GEN_LOCAL ? M(RSP, -8 * (d + 1)) : M(RSP, 8 * d);
+}
+
+/* Emit: DST = 8 bytes at the address in ADDR (ADDR may equal DST).
+ * Clobbers the temporaries of the mode (local: none besides DST; remote:
+ * all caller-saved registers; the result is moved into DST). */
+void gen_load(gen_ctx *g, int dst, int addr);
+
+#endif

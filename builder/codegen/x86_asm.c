@@ -1,0 +1,350 @@
+/* x86_asm.c - see x86_asm.h.  Encodings follow the Intel SDM, volume 2. */
+#include "x86_asm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void x86_init(x86_asm *a)
+{
+	memset(a, 0, sizeof *a);
+}
+
+void x86_free(x86_asm *a)
+{
+	free(a->buf);
+	free(a->labels);
+	free(a->fix);
+	memset(a, 0, sizeof *a);
+}
+
+void x86_reset(x86_asm *a)
+{
+	a->n = 0;
+	a->nlabels = 0;
+	a->nfix = 0;
+	a->failed = false;
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 256;
+	while (c < need)
+		c *= 2;
+	void *q = realloc(*p, c * elem);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+void x86_bytes(x86_asm *a, const void *p, size_t n)
+{
+	if (a->failed || !grow((void **)&a->buf, &a->cap, a->n + n, 1)) {
+		a->failed = true;
+		return;
+	}
+	memcpy(a->buf + a->n, p, n);
+	a->n += n;
+}
+
+void x86_u8(x86_asm *a, uint8_t v)
+{
+	x86_bytes(a, &v, 1);
+}
+
+void x86_u32(x86_asm *a, uint32_t v)
+{
+	x86_bytes(a, &v, 4);
+}
+
+void x86_align(x86_asm *a, size_t align, uint8_t fill)
+{
+	while (a->n % align)
+		x86_u8(a, fill);
+}
+
+int x86_label(x86_asm *a)
+{
+	if (!grow((void **)&a->labels, &a->labcap, a->nlabels + 1,
+		  sizeof *a->labels)) {
+		a->failed = true;
+		return 0;
+	}
+	a->labels[a->nlabels] = -1;
+	return (int)a->nlabels++;
+}
+
+void x86_bind(x86_asm *a, int label)
+{
+	if (!a->failed)
+		a->labels[label] = (int64_t)a->n;
+}
+
+int64_t x86_label_offset(const x86_asm *a, int label)
+{
+	return a->labels[label];
+}
+
+static void add_fixup(x86_asm *a, int label, size_t end_extra)
+{
+	if (a->failed)
+		return;
+	if (!grow((void **)&a->fix, &a->fixcap, a->nfix + 1, sizeof *a->fix)) {
+		a->failed = true;
+		return;
+	}
+	a->fix[a->nfix++] = (x86_fixup){ .at = (uint32_t)a->n,
+					  .end = (uint32_t)(a->n + 4 + end_extra),
+					  .label = label };
+	x86_u32(a, 0);
+}
+
+bool x86_finish(x86_asm *a)
+{
+	if (a->failed)
+		return false;
+	for (size_t i = 0; i < a->nfix; i++) {
+		int64_t target = a->labels[a->fix[i].label];
+		if (target < 0)
+			return false;
+		int32_t rel = (int32_t)(target - (int64_t)a->fix[i].end);
+		memcpy(a->buf + a->fix[i].at, &rel, 4);
+	}
+	return true;
+}
+
+/* ---- encoding core ------------------------------------------------------ */
+
+static void rex(x86_asm *a, bool w, int reg, int index, int base, bool force)
+{
+	uint8_t r = (uint8_t)(0x40 | (w ? 8 : 0) | ((reg & 8) ? 4 : 0) |
+			      ((index >= 0 && (index & 8)) ? 2 : 0) |
+			      ((base >= 0 && (base & 8)) ? 1 : 0));
+	if (r != 0x40 || force)
+		x86_u8(a, r);
+}
+
+/* ModRM (+SIB, +disp) for REG and memory operand M.  IMM_AFTER is the
+ * number of immediate bytes that follow (for RIP-relative displacement). */
+static void modrm_mem(x86_asm *a, int reg, x86_mem m, size_t imm_after)
+{
+	uint8_t r3 = (uint8_t)((reg & 7) << 3);
+	if (m.base == XNONE) { /* [rip + label] */
+		x86_u8(a, (uint8_t)(0x05 | r3));
+		add_fixup(a, m.label, imm_after);
+		return;
+	}
+	int base = m.base & 7;
+	bool sib = m.index != XNONE || base == (RSP & 7);
+	int mod;
+	if (m.disp == 0 && base != (RBP & 7))
+		mod = 0;
+	else if (m.disp >= -128 && m.disp <= 127)
+		mod = 1;
+	else
+		mod = 2;
+	x86_u8(a, (uint8_t)((mod << 6) | r3 | (sib ? 4 : base)));
+	if (sib) {
+		int ss = m.scale == 8 ? 3 : m.scale == 4 ? 2 : m.scale == 2 ? 1 : 0;
+		int idx = m.index == XNONE ? 4 : (m.index & 7);
+		x86_u8(a, (uint8_t)((ss << 6) | (idx << 3) | base));
+	}
+	if (mod == 1)
+		x86_u8(a, (uint8_t)(int8_t)m.disp);
+	else if (mod == 2)
+		x86_u32(a, (uint32_t)m.disp);
+}
+
+/* [prefix] REX opcode... modrm(mem) */
+static void op_mem(x86_asm *a, uint8_t prefix, bool w, const uint8_t *op,
+		   size_t oplen, int reg, x86_mem m, size_t imm_after,
+		   bool force_rex)
+{
+	if (prefix)
+		x86_u8(a, prefix);
+	rex(a, w, reg, m.index, m.base, force_rex);
+	x86_bytes(a, op, oplen);
+	modrm_mem(a, reg, m, imm_after);
+}
+
+/* REX opcode modrm(mod=11, reg, rm) */
+static void op_rr(x86_asm *a, bool w, const uint8_t *op, size_t oplen,
+		  int reg, int rm, bool force_rex)
+{
+	rex(a, w, reg, XNONE, rm, force_rex);
+	x86_bytes(a, op, oplen);
+	x86_u8(a, (uint8_t)(0xc0 | ((reg & 7) << 3) | (rm & 7)));
+}
+
+#define OP(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
+
+void x86_mov_load(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x8b), dst, m, 0, false); }
+void x86_mov_store(x86_asm *a, x86_mem m, int src) { op_mem(a, 0, true, OP(0x89), src, m, 0, false); }
+void x86_mov_load32(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x8b), dst, m, 0, false); }
+void x86_mov_store32(x86_asm *a, x86_mem m, int src) { op_mem(a, 0, false, OP(0x89), src, m, 0, false); }
+void x86_movzx_load8(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x0f, 0xb6), dst, m, 0, false); }
+void x86_movzx_load16(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x0f, 0xb7), dst, m, 0, false); }
+void x86_movsxd_load(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x63), dst, m, 0, false); }
+void x86_lea(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x8d), dst, m, 0, false); }
+
+void x86_store_imm32(x86_asm *a, x86_mem m, int32_t imm)
+{
+	op_mem(a, 0, true, OP(0xc7), 0, m, 4, false);
+	x86_u32(a, (uint32_t)imm);
+}
+
+void x86_store32_imm(x86_asm *a, x86_mem m, uint32_t imm)
+{
+	op_mem(a, 0, false, OP(0xc7), 0, m, 4, false);
+	x86_u32(a, imm);
+}
+
+void x86_mov_rr(x86_asm *a, int dst, int src)
+{
+	if (dst != src)
+		op_rr(a, true, OP(0x89), src, dst, false);
+}
+
+void x86_mov_ri(x86_asm *a, int dst, uint64_t imm)
+{
+	if (imm == 0) {
+		x86_alu32_rr(a, ALU_XOR, dst, dst);
+	} else if (imm <= 0xffffffffu) {       /* mov r32, imm32 */
+		rex(a, false, 0, XNONE, dst, false);
+		x86_u8(a, (uint8_t)(0xb8 + (dst & 7)));
+		x86_u32(a, (uint32_t)imm);
+	} else if ((int64_t)imm >= INT32_MIN && (int64_t)imm <= INT32_MAX) {
+		op_rr(a, true, OP(0xc7), 0, dst, false);
+		x86_u32(a, (uint32_t)imm);
+	} else {                               /* movabs */
+		rex(a, true, 0, XNONE, dst, false);
+		x86_u8(a, (uint8_t)(0xb8 + (dst & 7)));
+		x86_bytes(a, &imm, 8);
+	}
+}
+
+void x86_alu_rr(x86_asm *a, enum x86_alu op, int dst, int src)
+{
+	op_rr(a, true, OP((uint8_t)(op * 8 + 1)), src, dst, false);
+}
+
+void x86_alu32_rr(x86_asm *a, enum x86_alu op, int dst, int src)
+{
+	op_rr(a, false, OP((uint8_t)(op * 8 + 1)), src, dst, false);
+}
+
+static void alu_ri(x86_asm *a, bool w, enum x86_alu op, int dst, int32_t imm)
+{
+	if (imm >= -128 && imm <= 127) {
+		op_rr(a, w, OP(0x83), op, dst, false);
+		x86_u8(a, (uint8_t)(int8_t)imm);
+	} else {
+		op_rr(a, w, OP(0x81), op, dst, false);
+		x86_u32(a, (uint32_t)imm);
+	}
+}
+
+void x86_alu_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm) { alu_ri(a, true, op, dst, imm); }
+void x86_alu32_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm) { alu_ri(a, false, op, dst, imm); }
+
+void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm)
+{
+	if (imm >= -128 && imm <= 127) {
+		op_mem(a, 0, false, OP(0x83), op, m, 1, false);
+		x86_u8(a, (uint8_t)(int8_t)imm);
+	} else {
+		op_mem(a, 0, false, OP(0x81), op, m, 4, false);
+		x86_u32(a, (uint32_t)imm);
+	}
+}
+
+void x86_imul_rr(x86_asm *a, int dst, int src) { op_rr(a, true, OP(0x0f, 0xaf), dst, src, false); }
+void x86_neg(x86_asm *a, int r) { op_rr(a, true, OP(0xf7), 3, r, false); }
+void x86_not(x86_asm *a, int r) { op_rr(a, true, OP(0xf7), 2, r, false); }
+void x86_shift_cl(x86_asm *a, enum x86_shift op, int r) { op_rr(a, true, OP(0xd3), op, r, false); }
+
+void x86_shift_ri(x86_asm *a, enum x86_shift op, int r, uint8_t imm)
+{
+	op_rr(a, true, OP(0xc1), op, r, false);
+	x86_u8(a, imm);
+}
+
+void x86_shift32_ri(x86_asm *a, enum x86_shift op, int r, uint8_t imm)
+{
+	op_rr(a, false, OP(0xc1), op, r, false);
+	x86_u8(a, imm);
+}
+
+void x86_cqo(x86_asm *a) { x86_bytes(a, OP(0x48, 0x99)); }
+void x86_idiv(x86_asm *a, int r) { op_rr(a, true, OP(0xf7), 7, r, false); }
+void x86_div(x86_asm *a, int r) { op_rr(a, true, OP(0xf7), 6, r, false); }
+void x86_test_rr(x86_asm *a, int r1, int r2) { op_rr(a, true, OP(0x85), r2, r1, false); }
+
+void x86_test32_ri(x86_asm *a, int r, uint32_t imm)
+{
+	op_rr(a, false, OP(0xf7), 0, r, false);
+	x86_u32(a, imm);
+}
+
+void x86_setcc(x86_asm *a, enum x86_cc cc, int r)
+{
+	/* a REX prefix makes spl/bpl/sil/dil addressable */
+	op_rr(a, false, OP(0x0f, (uint8_t)(0x90 + cc)), 0, r, r >= 4);
+}
+
+void x86_movzx8_rr(x86_asm *a, int dst, int src)
+{
+	op_rr(a, false, OP(0x0f, 0xb6), dst, src, src >= 4);
+}
+
+void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src)
+{
+	op_rr(a, true, OP(0x0f, (uint8_t)(0x40 + cc)), dst, src, false);
+}
+
+void x86_jmp(x86_asm *a, int label)
+{
+	x86_u8(a, 0xe9);
+	add_fixup(a, label, 0);
+}
+
+void x86_jcc(x86_asm *a, enum x86_cc cc, int label)
+{
+	x86_bytes(a, OP(0x0f, (uint8_t)(0x80 + cc)));
+	add_fixup(a, label, 0);
+}
+
+void x86_call(x86_asm *a, int label)
+{
+	x86_u8(a, 0xe8);
+	add_fixup(a, label, 0);
+}
+
+void x86_call_r(x86_asm *a, int r) { op_rr(a, false, OP(0xff), 2, r, false); }
+void x86_jmp_r(x86_asm *a, int r) { op_rr(a, false, OP(0xff), 4, r, false); }
+void x86_ret(x86_asm *a) { x86_u8(a, 0xc3); }
+
+void x86_push(x86_asm *a, int r)
+{
+	rex(a, false, 0, XNONE, r, false);
+	x86_u8(a, (uint8_t)(0x50 + (r & 7)));
+}
+
+void x86_pop(x86_asm *a, int r)
+{
+	rex(a, false, 0, XNONE, r, false);
+	x86_u8(a, (uint8_t)(0x58 + (r & 7)));
+}
+
+void x86_movdqu_load(x86_asm *a, int xmm, x86_mem m)
+{
+	op_mem(a, 0xf3, false, OP(0x0f, 0x6f), xmm, m, 0, false);
+}
+
+void x86_movdqu_store(x86_asm *a, x86_mem m, int xmm)
+{
+	op_mem(a, 0xf3, false, OP(0x0f, 0x7f), xmm, m, 0, false);
+}
