@@ -6,6 +6,7 @@
 #                      tests on a deterministic sample of this machine's ELFs
 #                      and of the Debian packages listed in tests/diff/packages
 #   make check-full    the same on every ELF, plus a 2-minute libFuzzer run
+#   make bench         benchmarks, each against its baselines in the same run
 #   make deps          install the Debian packages the build and tests need
 #   SANITIZE=1 make    build everything with ASan+UBSan into build/san
 
@@ -58,7 +59,8 @@ DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_f
 DIFF_BIN := $(B)/tests/cfi-diff
 
 
-.PHONY: fixtures all deps check check-full unit unit-san diff diff-full diff-san fuzz clean run help
+.PHONY: fixtures all deps check check-full unit unit-san corpus corpus-full corpus-san \
+        fuzz bench clean run help
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 
 help:
@@ -107,6 +109,16 @@ $(CHECK_BIN): $(B)/obj/tests/codegen/codegen_check.o $(TESTSUPPORT_LIB) $(B)/lib
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl
 
+BENCH_CODEGEN := $(B)/bench/bench-codegen
+$(BENCH_CODEGEN): $(B)/obj/bench/bench_codegen.o $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl
+
+GEN_C := $(B)/bench/gen-c
+$(GEN_C): $(B)/obj/bench/gen_c.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
 QUIRKS_BIN := $(B)/tests/tool-quirks
 $(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \
                $(B)/obj/tests/diff/libdw_frames.o $(CORE_LIB)
@@ -150,36 +162,42 @@ unit: $(UNIT_BIN) $(PROGRAMS) $(FIXTURES)
 unit-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
 
-diff: all $(DIFF_BIN) $(QUIRKS_BIN) $(FIXTURES)
+CORPUS_BINS := $(DIFF_BIN) $(QUIRKS_BIN) $(CHECK_BIN) $(FIXTURES)
+
+corpus: all $(CORPUS_BINS)
 	@$(QUIRKS_BIN) $(B)
 	@tests/diff/run-corpus.sh --sample $(B)
 
-diff-full: all $(DIFF_BIN) $(QUIRKS_BIN) $(FIXTURES)
+corpus-full: all $(CORPUS_BINS)
 	@$(QUIRKS_BIN) $(B)
 	@tests/diff/run-corpus.sh --full $(B)
+
+corpus-san:
+	@$(MAKE) --no-print-directory SANITIZE=1 all build/san/tests/cfi-diff \
+		build/san/tests/tool-quirks build/san/tests/codegen-check fixtures
+	@build/san/tests/tool-quirks build/san
+	@EHELF_SAMPLE_EVERY=8 tests/diff/run-corpus.sh --sample build/san
 
 fuzz: fixtures
 	@tests/fuzz/run-fuzz.sh $(or $(FUZZ_SECONDS),120)
 
-diff-san:
-	@$(MAKE) --no-print-directory SANITIZE=1 build/san/tests/cfi-diff build/san/tests/tool-quirks fixtures
-	@build/san/tests/tool-quirks build/san
-	@EHELF_SAMPLE_EVERY=8 tests/diff/run-corpus.sh --sample build/san
-
 check: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
-	@$(MAKE) --no-print-directory diff
-	@$(MAKE) --no-print-directory diff-san
+	@$(MAKE) --no-print-directory corpus
+	@$(MAKE) --no-print-directory corpus-san
 	@echo "make check: all passed"
 
 check-full: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
-	@$(MAKE) --no-print-directory diff-full
-	@$(MAKE) --no-print-directory diff-san
+	@$(MAKE) --no-print-directory corpus-full
+	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory fuzz
 	@echo "make check-full: all passed"
+
+bench: deps all $(BENCH_CODEGEN) $(GEN_C)
+	@bench/run-bench.sh $(B)
 
 # The main job: for now, the unwind table of this machine's libc.
 run: deps all

@@ -8,7 +8,7 @@ PACKAGES="
   gcc make pkg-config binutils libc6-dev
   libelf-dev libdw-dev elfutils
   clang libclang-rt-14-dev
-  dpkg-dev apt ca-certificates
+  dpkg-dev apt ca-certificates bc
 "
 
 missing=""

@@ -23,14 +23,92 @@ void gen_load(gen_ctx *g, int dst, int addr)
 	}
 }
 
+void gen_return(gen_ctx *g)
+{
+	if (g->mode == GEN_LOCAL) {
+		x86_pop(g->a, RBX); /* the local entry's only saved register */
+		x86_ret(g->a);
+	} else {
+		x86_jmp(g->a, g->l_done);
+	}
+}
+
+void gen_param(gen_ctx *g, int dst, int index)
+{
+	if (g->params_reg != XNONE) {
+		x86_movsxd_load(g->a, dst, M(g->params_reg, 4 * index));
+	} else {
+		x86_mov_load(g->a, dst, g->params_slot);
+		x86_movsxd_load(g->a, dst, M(dst, 4 * index));
+	}
+}
+
+static bool fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+int body_params(const ruleset *rs, int32_t params[BODY_MAX_PARAMS])
+{
+	const uw_rules *r = &rs->r;
+	int64_t lo = 0, hi = 0;
+	bool any = false;
+	int n = BODY_P_COLS;
+	params[BODY_P_CFA] = 0;
+	if (r->cfa.kind == UW_CFA_REG_OFF) {
+		if (!fits32(r->cfa.off))
+			return -1;
+		params[BODY_P_CFA] = (int32_t)r->cfa.off;
+	}
+	for (int i = 0; i < UW_NCOLS; i++) {
+		const uw_rule *x = &r->reg[i];
+		if (x->kind != UW_OFFSET && x->kind != UW_VAL_OFFSET)
+			continue;
+		if (!fits32(x->off))
+			return -1;
+		params[n++] = (int32_t)x->off;
+		if (x->kind == UW_OFFSET) {
+			lo = !any || x->off < lo ? x->off : lo;
+			hi = !any || x->off > hi ? x->off : hi;
+			any = true;
+		}
+	}
+	params[BODY_P_MIN] = (int32_t)lo;
+	params[BODY_P_MAX] = (int32_t)hi;
+	return n;
+}
+
+void body_shape(const ruleset *rs, ruleset *shape)
+{
+	*shape = *rs;
+	if (shape->r.cfa.kind == UW_CFA_REG_OFF)
+		shape->r.cfa.off = 0;
+	for (int i = 0; i < UW_NCOLS; i++)
+		if (shape->r.reg[i].kind == UW_OFFSET ||
+		    shape->r.reg[i].kind == UW_VAL_OFFSET)
+			shape->r.reg[i].off = 0;
+}
+
 /* dst = src + off for any 64-bit offset. */
 static void add_off(x86_asm *a, int dst, int src, int64_t off)
 {
-	if (off >= INT32_MIN && off <= INT32_MAX) {
+	if (fits32(off)) {
 		x86_lea(a, dst, M(src, (int32_t)off));
 	} else {
 		x86_mov_ri(a, dst, (uint64_t)off);
 		x86_alu_rr(a, ALU_ADD, dst, src);
+	}
+}
+
+/* dst = src + (parametric ? params[index] : off). */
+static void add_offset(gen_ctx *g, bool parametric, int dst, int src,
+		       int index, int64_t off)
+{
+	if (parametric) {
+		gen_param(g, dst, index);
+		x86_alu_rr(g->a, ALU_ADD, dst, src);
+	} else {
+		add_off(g->a, dst, src, off);
 	}
 }
 
@@ -42,7 +120,7 @@ static x86_mem out_reg(const gen_ctx *g, int i)
 void body_emit_status(gen_ctx *g, int status)
 {
 	x86_mov_ri(g->a, RAX, (uint64_t)(uint32_t)status);
-	x86_jmp(g->a, g->l_done);
+	gen_return(g);
 }
 
 /* Registers the rule set reads from the input; ERR_UNSUPPORTED if a rule
@@ -89,7 +167,46 @@ static int check_rules(const ruleset *rs, uint32_t *need, char *why,
 	return 0;
 }
 
-int body_emit(gen_ctx *g, const ruleset *rs, char *why, size_t whylen)
+/* Local mode: one check that every "saved at CFA+N" slot is readable. */
+static void emit_bounds(gen_ctx *g, const uw_rules *r, bool parametric)
+{
+	x86_asm *a = g->a;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (int i = 0; i < UW_NCOLS; i++)
+		if (r->reg[i].kind == UW_OFFSET) {
+			lo = r->reg[i].off < lo ? r->reg[i].off : lo;
+			hi = r->reg[i].off > hi ? r->reg[i].off : hi;
+		}
+	if (lo > hi)
+		return; /* no such rule */
+	add_offset(g, parametric, RAX, g->cfa, BODY_P_MIN, lo);
+	x86_alu_rr(a, ALU_CMP, RAX, g->lo);
+	x86_jcc(a, CC_B, g->l_bounds);
+	add_offset(g, parametric, RCX, g->cfa, BODY_P_MAX, hi);
+	x86_alu_rr(a, ALU_CMP, RCX, g->him8);
+	x86_jcc(a, CC_A, g->l_bounds);
+	x86_alu_rr(a, ALU_CMP, RCX, RAX); /* the range wrapped around */
+	x86_jcc(a, CC_B, g->l_bounds);
+}
+
+/* out->valid bit I = in->valid bit SRC. */
+static void emit_copy_valid_bit(gen_ctx *g, int i, int src)
+{
+	x86_asm *a = g->a;
+	x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
+	if (src)
+		x86_shift32_ri(a, SH_SHR, RAX, (uint8_t)src);
+	x86_alu32_ri(a, ALU_AND, RAX, 1);
+	if (i)
+		x86_shift32_ri(a, SH_SHL, RAX, (uint8_t)i);
+	x86_alu_mi32(a, ALU_AND, M(g->out, GEN_REGS_VALID), (int32_t)~(1u << i));
+	x86_mov_load32(a, RCX, M(g->out, GEN_REGS_VALID));
+	x86_alu32_rr(a, ALU_OR, RCX, RAX);
+	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RCX);
+}
+
+int body_emit(gen_ctx *g, const ruleset *rs, bool parametric, char *why,
+	      size_t whylen)
 {
 	x86_asm *a = g->a;
 	const uw_rules *r = &rs->r;
@@ -102,46 +219,29 @@ int body_emit(gen_ctx *g, const ruleset *rs, char *why, size_t whylen)
 		return a->failed ? ERR_NOMEM : 0;
 	}
 	size_t mark = a->n, fixmark = a->nfix;
-	/* registers the rules read must be valid */
-	if (need) {
+	if (need) { /* registers the rules read must be valid */
 		x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
 		x86_not(a, RAX);
 		x86_test32_ri(a, RAX, need);
 		x86_jcc(a, CC_NE, g->l_badreg);
 	}
-	/* the CFA */
 	if (r->cfa.kind == UW_CFA_REG_OFF) {
-		x86_mov_load(a, g->cfa, M(g->in, 8 * r->cfa.reg));
-		if (r->cfa.off)
-			add_off(a, g->cfa, g->cfa, r->cfa.off);
+		if (parametric) {
+			gen_param(g, g->cfa, BODY_P_CFA);
+			x86_alu_rm(a, ALU_ADD, g->cfa, M(g->in, 8 * r->cfa.reg));
+		} else {
+			x86_mov_load(a, g->cfa, M(g->in, 8 * r->cfa.reg));
+			if (r->cfa.off)
+				add_off(a, g->cfa, g->cfa, r->cfa.off);
+		}
 	} else if (expr_emit(g, r->cfa.expr, r->cfa.expr_len, false, g->cfa,
 			     why, whylen) < 0) {
 		goto rollback;
 	}
-	/* local mode: one bounds check for all CFA-relative loads */
-	if (g->mode == GEN_LOCAL) {
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		for (int i = 0; i < UW_NCOLS; i++)
-			if (r->reg[i].kind == UW_OFFSET) {
-				lo = r->reg[i].off < lo ? r->reg[i].off : lo;
-				hi = r->reg[i].off > hi ? r->reg[i].off : hi;
-			}
-		if (lo <= hi) {
-			add_off(a, RAX, g->cfa, lo);
-			x86_alu_rr(a, ALU_CMP, RAX, g->lo);
-			x86_jcc(a, CC_B, g->l_bounds);
-			add_off(a, RAX, g->cfa, hi);
-			x86_alu_rr(a, ALU_CMP, RAX, g->him8);
-			x86_jcc(a, CC_A, g->l_bounds);
-			/* an offset range that wraps around is out of bounds */
-			if (lo < 0 || hi > 0) {
-				add_off(a, RCX, g->cfa, lo);
-				x86_alu_rr(a, ALU_CMP, RAX, RCX);
-				x86_jcc(a, CC_B, g->l_bounds);
-			}
-		}
-	}
+	if (g->mode == GEN_LOCAL)
+		emit_bounds(g, r, parametric);
 	uint32_t set = 0, clear = 0;
+	int param = BODY_P_COLS;
 	for (int i = 0; i < UW_NCOLS; i++) {
 		const uw_rule *x = &r->reg[i];
 		switch (x->kind) {
@@ -158,39 +258,32 @@ int body_emit(gen_ctx *g, const ruleset *rs, char *why, size_t whylen)
 			break;
 		case UW_OFFSET:
 			if (g->mode == GEN_LOCAL) {
-				if (x->off >= INT32_MIN && x->off <= INT32_MAX) {
+				if (parametric) {
+					gen_param(g, RAX, param);
+					x86_mov_load(a, RAX, MI(g->cfa, RAX, 1, 0));
+				} else if (fits32(x->off)) {
 					x86_mov_load(a, RAX, M(g->cfa, (int32_t)x->off));
 				} else {
 					add_off(a, RAX, g->cfa, x->off);
 					x86_mov_load(a, RAX, M(RAX, 0));
 				}
 			} else {
-				add_off(a, RAX, g->cfa, x->off);
+				add_offset(g, parametric, RAX, g->cfa, param, x->off);
 				gen_load(g, RAX, RAX);
 			}
+			param++;
 			x86_mov_store(a, out_reg(g, i), RAX);
 			set |= 1u << i;
 			break;
 		case UW_VAL_OFFSET:
-			add_off(a, RAX, g->cfa, x->off);
+			add_offset(g, parametric, RAX, g->cfa, param++, x->off);
 			x86_mov_store(a, out_reg(g, i), RAX);
 			set |= 1u << i;
 			break;
 		case UW_REGISTER:
 			x86_mov_load(a, RAX, M(g->in, 8 * x->reg));
 			x86_mov_store(a, out_reg(g, i), RAX);
-			/* valid iff the source register is */
-			x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
-			if (x->reg)
-				x86_shift32_ri(a, SH_SHR, RAX, (uint8_t)x->reg);
-			x86_alu32_ri(a, ALU_AND, RAX, 1);
-			if (i)
-				x86_shift32_ri(a, SH_SHL, RAX, (uint8_t)i);
-			x86_alu_mi32(a, ALU_AND, M(g->out, GEN_REGS_VALID),
-				     (int32_t)~(1u << i));
-			x86_mov_load32(a, RCX, M(g->out, GEN_REGS_VALID));
-			x86_alu32_rr(a, ALU_OR, RCX, RAX);
-			x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RCX);
+			emit_copy_valid_bit(g, i, x->reg);
 			break;
 		case UW_EXPR:
 		case UW_VAL_EXPR:
@@ -213,7 +306,7 @@ int body_emit(gen_ctx *g, const ruleset *rs, char *why, size_t whylen)
 	if (set)
 		x86_alu_mi32(a, ALU_OR, M(g->out, GEN_REGS_VALID), (int32_t)set);
 	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
-	x86_jmp(a, g->l_done);
+	gen_return(g);
 	return a->failed ? ERR_NOMEM : 0;
 rollback:
 	a->n = mark;

@@ -115,10 +115,6 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	ehelf_compile_stats local;
 	ehelf_compile_stats *st = stats ? stats : &local;
 	memset(st, 0, sizeof *st);
-	unsigned page_bits = opts && opts->page_bits ? opts->page_bits : 12;
-	if (page_bits < 4 || page_bits > 16)
-		return err_set(err, ERR_ARG, "page size 2^%u outside 2^4..2^16",
-			       page_bits);
 	struct ehelf_info info = { .magic = EHELF_INFO_MAGIC,
 				   .abi_version = EHELF_ABI_VERSION };
 	const uint8_t *id = opts ? opts->build_id : NULL;
@@ -139,7 +135,7 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	if (rc < 0)
 		goto out;
 	info.rows = st->rows;
-	rc = lt_build(&lt, iv.v, iv.n, page_bits);
+	rc = lt_build(&lt, iv.v, iv.n);
 	if (rc < 0) {
 		err_set(err, rc, "%s: cannot build the lookup table", name);
 		goto out;

@@ -36,7 +36,6 @@ typedef struct ehelf_compile_stats {
 } ehelf_compile_stats;
 
 typedef struct ehelf_compile_opts {
-	unsigned page_bits;         /* 0: default (12) */
 	/* Build-ID to record; NULL: the file's own NT_GNU_BUILD_ID. */
 	const uint8_t *build_id;
 	size_t build_id_len;

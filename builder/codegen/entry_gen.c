@@ -7,13 +7,22 @@
 #include "../../common/err.h"
 #include "body_gen.h"
 
-/* Labels of the data tables the entry code refers to. */
+/*
+ * Blob layout: [local entry][remote entry][read helper][bodies, local then
+ * remote] [ehelf_info][constants][page records][rule records][params]
+ * [entry offsets][entry rule indexes].
+ *
+ * Rule record (12 bytes): int32 local body - record, int32 remote body -
+ * record, uint32 params - params base.
+ */
 typedef struct tables {
-	int page_first, off, rule, bodies_local, bodies_remote;
-	int rule_width;         /* 1 or 2 bytes */
+	int pages, off, rule, records, params, k01, k80;
+	unsigned page_stride;   /* 40 or 72 */
+	unsigned cnt_width;     /* 1 or 2 */
+	unsigned rule_width;    /* 1 or 2 */
 } tables;
 
-enum { REGS_COPY_BYTES = 128 }; /* r[0..15] by SSE, then r[16] and valid */
+enum { RECORD_SIZE = 12, REGS_COPY_BYTES = 128 };
 
 /* out = in, with only the register bits of valid kept. */
 static void emit_copy(x86_asm *a, int in, int out)
@@ -31,64 +40,108 @@ static void emit_copy(x86_asm *a, int in, int out)
 
 /*
  * pc in RAX -> rule-set index in RCX (>= 1), or a jump to NOT_COVERED.
- * Clobbers RAX, RCX, RDX, RBX, R10, R11.  Branch-free binary search over
- * the page's 16-bit offsets (see lookup_table.h for the layout).
+ * Clobbers RAX, RCX, RDX, RBX, R10, R11.  See lookup_table.h: the page
+ * record gives the subpage's entries; their 7-bit offsets are compared with
+ * the pc's eight at a time: with O = o * 0x0101.. | 0x8080.., the top bit of
+ * each byte of O - offsets is set where offset <= o, and the offsets are
+ * sorted, so the number of such bytes, summed by a multiplication, is how
+ * many entries start at or before the pc.
  */
 static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 			int not_covered)
 {
-	int l_loop = x86_label(a), l_last = x86_label(a);
-	int l_empty = x86_label(a), l_found = x86_label(a);
+	int l_slow = x86_label(a), l_tail = x86_label(a), l_tail8 = x86_label(a);
+	int l_count = x86_label(a);
 	if (t->base) {
 		x86_mov_ri(a, R10, t->base);
 		x86_alu_rr(a, ALU_SUB, RAX, R10);
 	}
-	x86_mov_ri(a, R10, (uint64_t)t->npages << t->page_bits);
+	x86_mov_ri(a, R10, (uint64_t)t->npages << LT_PAGE_BITS);
 	x86_alu_rr(a, ALU_CMP, RAX, R10);
 	x86_jcc(a, CC_AE, not_covered);
 	x86_mov_rr(a, RDX, RAX);
-	x86_shift_ri(a, SH_SHR, RDX, (uint8_t)t->page_bits);
-	x86_alu32_ri(a, ALU_AND, RAX, (int32_t)((1u << t->page_bits) - 1));
-	x86_lea(a, R10, MRIP(tb->page_first));
-	x86_mov_load32(a, RCX, MI(R10, RDX, 4, 0));
-	x86_mov_load32(a, RDX, MI(R10, RDX, 4, 4));
+	x86_shift_ri(a, SH_SHR, RDX, LT_PAGE_BITS);
+	x86_imul_ri(a, RDX, RDX, (int32_t)tb->page_stride);
+	x86_lea(a, R10, MRIP(tb->pages));
+	x86_alu_rr(a, ALU_ADD, R10, RDX);               /* page record */
+	x86_mov_rr(a, RCX, RAX);
+	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
+	x86_alu32_ri(a, ALU_AND, RCX, LT_SUBPAGES - 1);  /* subpage */
+	if (tb->cnt_width == 1) {
+		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 4));
+		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 5));
+	} else {
+		x86_movzx_load16(a, RDX, MI(R10, RCX, 2, 4));
+		x86_movzx_load16(a, R11, MI(R10, RCX, 2, 6));
+	}
+	x86_alu32_rr(a, ALU_SUB, R11, RDX);             /* n */
+	x86_mov_load32(a, RBX, M(R10, 0));
+	x86_alu32_rr(a, ALU_ADD, RDX, RBX);             /* i0 */
+	x86_alu32_ri(a, ALU_AND, RAX, (1 << LT_SUB_BITS) - 1);
+	x86_imul_rm(a, RAX, MRIP(tb->k01));
+	x86_alu_rm(a, ALU_OR, RAX, MRIP(tb->k80));      /* O */
 	x86_lea(a, R10, MRIP(tb->off));
-	x86_alu32_rr(a, ALU_SUB, RDX, RCX);   /* n = entries in the page */
-	x86_jcc(a, CC_E, l_empty);
-	x86_bind(a, l_loop);
-	x86_alu32_ri(a, ALU_CMP, RDX, 1);
-	x86_jcc(a, CC_BE, l_last);
-	x86_mov_rr(a, R11, RDX);
-	x86_shift32_ri(a, SH_SHR, R11, 1);    /* half */
-	x86_lea(a, RBX, MI(RCX, R11, 1, 0));
-	x86_movzx_load16(a, RBX, MI(R10, RBX, 2, 0));
-	x86_alu32_rr(a, ALU_CMP, RBX, RAX);
-	x86_lea(a, RBX, MI(RCX, R11, 1, 0));
-	x86_cmov(a, CC_BE, RCX, RBX);         /* off[probe] <= o: base = probe */
-	x86_alu32_rr(a, ALU_SUB, RDX, R11);
-	x86_jmp(a, l_loop);
-	x86_bind(a, l_last);
-	x86_movzx_load16(a, RBX, MI(R10, RCX, 2, 0));
-	x86_alu32_rr(a, ALU_CMP, RBX, RAX);
-	x86_jcc(a, CC_BE, l_found);
-	x86_bind(a, l_empty);
-	x86_alu32_ri(a, ALU_SUB, RCX, 1);     /* the entry before */
-	x86_jcc(a, CC_B, not_covered);
-	x86_bind(a, l_found);
+	x86_alu32_ri(a, ALU_CMP, R11, 8);
+	x86_jcc(a, CC_A, l_slow);
+	/* n <= 8 entries from i0 */
+	x86_bind(a, l_tail);
+	x86_mov_rr(a, RCX, R11);
+	x86_shift32_ri(a, SH_SHL, RCX, 3);
+	x86_neg(a, RCX);
+	x86_alu32_ri(a, ALU_ADD, RCX, 64);
+	x86_mov_load(a, RBX, MRIP(tb->k80));
+	x86_shift_cl(a, SH_SHR, RBX);                   /* top bits of n lanes */
+	x86_test_rr(a, R11, R11);
+	x86_cmov(a, CC_E, RBX, R11);                    /* n == 0: none */
+	x86_mov_rr(a, RCX, RAX);
+	x86_alu_rm(a, ALU_SUB, RCX, MI(R10, RDX, 1, 0));
+	x86_alu_rr(a, ALU_AND, RCX, RBX);
+	x86_bind(a, l_count);
+	x86_shift_ri(a, SH_SHR, RCX, 7);
+	x86_imul_rm(a, RCX, MRIP(tb->k01));
+	x86_shift_ri(a, SH_SHR, RCX, 56);               /* entries <= o */
+	x86_alu_rr(a, ALU_ADD, RCX, RDX);
+	x86_jcc(a, CC_E, not_covered);                 /* none at all */
 	x86_lea(a, R10, MRIP(tb->rule));
 	if (tb->rule_width == 1)
-		x86_movzx_load8(a, RCX, MI(R10, RCX, 1, 0));
+		x86_movzx_load8(a, RCX, MI(R10, RCX, 1, -1));
 	else
-		x86_movzx_load16(a, RCX, MI(R10, RCX, 2, 0));
+		x86_movzx_load16(a, RCX, MI(R10, RCX, 2, -2));
 	x86_alu32_rr(a, ALU_OR, RCX, RCX);
 	x86_jcc(a, CC_E, not_covered);
+	int l_found = x86_label(a);
+	x86_jmp(a, l_found);
+	/* n > 8: skip whole groups of 8 entries that all start <= o */
+	x86_bind(a, l_slow);
+	x86_mov_rr(a, RCX, RAX);
+	x86_alu_rm(a, ALU_SUB, RCX, MI(R10, RDX, 1, 0));
+	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->k80));
+	x86_alu_rm(a, ALU_CMP, RCX, MRIP(tb->k80));
+	x86_jcc(a, CC_NE, l_count);                     /* the answer is here */
+	x86_alu32_ri(a, ALU_ADD, RDX, 8);
+	x86_alu32_ri(a, ALU_SUB, R11, 8);
+	x86_alu32_ri(a, ALU_CMP, R11, 8);
+	x86_jcc(a, CC_A, l_slow);
+	x86_jmp(a, l_tail);
+	x86_bind(a, l_tail8);
+	x86_bind(a, l_found);
 }
 
-/* rule-set index in RCX -> jump to its body through TABLE. */
-static void emit_dispatch(x86_asm *a, int table)
+/* rule index in RCX -> jump to its body; the params pointer into PREG, or
+ * into SLOT when PREG is XNONE (through RDX). */
+static void emit_dispatch(x86_asm *a, const tables *tb, int mode_off,
+			  int preg, x86_mem slot)
 {
-	x86_lea(a, R10, MRIP(table));
-	x86_movsxd_load(a, RCX, MI(R10, RCX, 4, 0));
+	x86_lea(a, R10, MRIP(tb->records));
+	x86_lea(a, RCX, MI(RCX, RCX, 2, 0));
+	x86_lea(a, R10, MI(R10, RCX, 4, 0));            /* record */
+	int p = preg != XNONE ? preg : RDX;
+	x86_mov_load32(a, p, M(R10, 8));
+	x86_lea(a, R11, MRIP(tb->params));
+	x86_alu_rr(a, ALU_ADD, p, R11);
+	if (preg == XNONE)
+		x86_mov_store(a, slot, RDX);
+	x86_movsxd_load(a, RCX, M(R10, mode_off));
 	x86_alu_rr(a, ALU_ADD, RCX, R10);
 	x86_jmp_r(a, RCX);
 }
@@ -99,8 +152,6 @@ static void emit_exit(x86_asm *a, int label, int status, int done)
 	x86_mov_ri(a, RAX, (uint64_t)(uint32_t)status);
 	x86_jmp(a, done);
 }
-
-enum { REMOTE_FRAME = 8 * GEN_MAX_STACK + 8 };
 
 /* ehelf_step_local(pc=rdi, in=rsi, out=rdx, stack_lo=rcx, stack_hi=r8) */
 static void emit_local_entry(x86_asm *a, const lookup_table *t,
@@ -119,14 +170,13 @@ static void emit_local_entry(x86_asm *a, const lookup_table *t,
 	x86_bind(a, l_bounds_ok);
 	emit_copy(a, RSI, RDI);
 	emit_lookup(a, t, tb, l_nc);
-	emit_dispatch(a, tb->bodies_local);
+	emit_dispatch(a, tb, 0, g->params_reg, g->params_slot);
 	emit_exit(a, l_nc, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
 	emit_exit(a, g->l_bounds, EHELF_E_BOUNDS, g->l_done);
 	emit_exit(a, g->l_expr, EHELF_E_EXPR, g->l_done);
 	x86_bind(a, g->l_done);
-	x86_pop(a, RBX);
-	x86_ret(a);
+	gen_return(g);
 }
 
 /* ehelf_step_remote(pc=rdi, in=rsi, out=rdx, read=rcx, arg=r8) */
@@ -138,7 +188,7 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 	for (int i = 0; i < 6; i++)
 		x86_push(a, saved[i]);
 	/* 6 pushes leave rsp = 8 (mod 16); the frame realigns it */
-	x86_alu_ri(a, ALU_SUB, RSP, REMOTE_FRAME);
+	x86_alu_ri(a, ALU_SUB, RSP, GEN_REMOTE_FRAME);
 	x86_mov_rr(a, RBP, RSP);
 	x86_mov_rr(a, R12, RSI);
 	x86_mov_rr(a, R13, RDX);
@@ -147,7 +197,7 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 	x86_mov_rr(a, RAX, RDI);
 	emit_copy(a, R12, R13);
 	emit_lookup(a, t, tb, l_nc);
-	emit_dispatch(a, tb->bodies_remote);
+	emit_dispatch(a, tb, 4, g->params_reg, g->params_slot);
 	emit_exit(a, l_nc, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
 	emit_exit(a, g->l_bounds, EHELF_E_BOUNDS, g->l_done);
@@ -155,7 +205,7 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 	emit_exit(a, l_read_fail, EHELF_E_READ, g->l_done);
 	x86_bind(a, g->l_done);
 	x86_mov_rr(a, RSP, RBP);
-	x86_alu_ri(a, ALU_ADD, RSP, REMOTE_FRAME);
+	x86_alu_ri(a, ALU_ADD, RSP, GEN_REMOTE_FRAME);
 	for (int i = 5; i >= 0; i--)
 		x86_pop(a, saved[i]);
 	x86_ret(a);
@@ -187,11 +237,14 @@ static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 		g.cfa = R11;
 		g.lo = R8;
 		g.him8 = R9;
+		g.params_reg = RBX;
 	} else {
 		g.in = R12;
 		g.out = R13;
 		g.cfa = RBX;
 		g.lo = g.him8 = XNONE;
+		g.params_reg = XNONE;
+		g.params_slot = M(RBP, 8 * GEN_MAX_STACK);
 	}
 	g.l_done = x86_label(a);
 	g.l_badreg = x86_label(a);
@@ -201,16 +254,28 @@ static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 	return g;
 }
 
-/* Bodies of every rule set in one mode; their labels in LABELS. */
-static int emit_bodies(gen_blob *b, gen_ctx *g, const ruleset_table *rs,
-		       int *labels, bool record)
+/* The body of each rule set: a shape (shared) or its own. */
+typedef struct rs_code {
+	uint32_t shape;        /* index in the shape list */
+	uint32_t params_off;   /* byte offset in the params area */
+} rs_code;
+
+typedef struct shape {
+	ruleset rs;            /* the shape itself, or an exact rule set */
+	bool parametric;
+	uint32_t first_rs;     /* a rule set using it (for messages) */
+	int label[2];          /* local, remote bodies */
+} shape;
+
+static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
+			     int mode, bool record)
 {
 	x86_asm *a = g->a;
 	char why[120];
-	for (size_t i = 1; i < rs->n; i++) {
-		labels[i] = x86_label(a);
-		x86_bind(a, labels[i]);
-		int rc = body_emit(g, &rs->v[i], why, sizeof why);
+	for (size_t i = 0; i < nsh; i++) {
+		sh[i].label[mode] = x86_label(a);
+		x86_bind(a, sh[i].label[mode]);
+		int rc = body_emit(g, &sh[i].rs, sh[i].parametric, why, sizeof why);
 		if (rc == ERR_NOMEM)
 			return rc;
 		if (rc == ERR_UNSUPPORTED) {
@@ -221,7 +286,7 @@ static int emit_bodies(gen_blob *b, gen_ctx *g, const ruleset_table *rs,
 				if (!u)
 					return ERR_NOMEM;
 				b->unsup = u;
-				u[b->nunsup].ruleset = (uint32_t)i;
+				u[b->nunsup].ruleset = (uint32_t)i; /* fixed up below */
 				memcpy(u[b->nunsup].why, why, sizeof why);
 				b->nunsup++;
 			}
@@ -230,66 +295,158 @@ static int emit_bodies(gen_blob *b, gen_ctx *g, const ruleset_table *rs,
 	return a->failed ? ERR_NOMEM : 0;
 }
 
-static void put_u32(x86_asm *a, uint32_t v) { x86_u32(a, v); }
-
 int gen_blob_build(gen_blob *b, const lookup_table *t,
 		   const ruleset_table *rs, struct ehelf_info *info)
 {
 	memset(b, 0, sizeof *b);
+	if (rs->n > 65536)
+		return ERR_UNSUPPORTED;
 	x86_asm *a = &b->a;
 	x86_init(a);
 	tables tb = {
-		.page_first = x86_label(a), .off = x86_label(a),
-		.rule = x86_label(a), .bodies_local = x86_label(a),
-		.bodies_remote = x86_label(a),
+		.pages = x86_label(a), .off = x86_label(a), .rule = x86_label(a),
+		.records = x86_label(a), .params = x86_label(a),
+		.k01 = x86_label(a), .k80 = x86_label(a),
+		.cnt_width = t->cnt_width,
+		.page_stride = t->cnt_width == 1 ? 40 : 72,
 		.rule_width = rs->n <= 256 ? 1 : 2,
 	};
-	if (rs->n > 65536)
-		return ERR_UNSUPPORTED;
+	/* shapes: rule sets that differ only in offsets share a body */
+	rs_code *code = calloc(rs->n, sizeof *code);
+	shape *sh = calloc(rs->n, sizeof *sh);
+	int32_t *params = malloc(rs->n * BODY_MAX_PARAMS * sizeof *params);
+	ruleset_table shapes;
+	int rc = code && sh && params ? ruleset_table_init(&shapes) : ERR_NOMEM;
+	if (rc < 0) {
+		free(code);
+		free(sh);
+		free(params);
+		return rc;
+	}
+	/* slot[k]: position in sh[] of interned shape k */
+	uint32_t *slot = rc == 0 ? malloc(rs->n * sizeof *slot) : NULL;
+	if (rc == 0 && !slot)
+		rc = ERR_NOMEM;
+	size_t nsh = 0, nparams = 0;
+	for (size_t i = 1; i < rs->n && rc == 0; i++) {
+		int32_t p[BODY_MAX_PARAMS];
+		int np = body_params(&rs->v[i], p);
+		size_t si = nsh;
+		if (np >= 0) {
+			ruleset key;
+			body_shape(&rs->v[i], &key);
+			int64_t k = ruleset_intern(&shapes, &key.r, key.signal_frame);
+			if (k < 0) {
+				rc = ERR_NOMEM;
+				break;
+			}
+			if ((size_t)k == shapes.n - 1 && shapes.v[k].nrows == 0) {
+				shapes.v[k].nrows = 1; /* new shape */
+				slot[k] = (uint32_t)nsh;
+				sh[nsh++] = (shape){ .rs = key, .parametric = true,
+						     .first_rs = (uint32_t)i };
+			}
+			si = slot[k];
+		} else {
+			/* an offset beyond 32 bits: a body of its own */
+			sh[nsh++] = (shape){ .rs = rs->v[i], .parametric = false,
+					     .first_rs = (uint32_t)i };
+		}
+		code[i].shape = (uint32_t)si;
+		code[i].params_off = (uint32_t)(nparams * 4);
+		if (np > 0) {
+			memcpy(params + nparams, p, (size_t)np * sizeof *p);
+			nparams += (size_t)np;
+		}
+	}
+	free(slot);
+	ruleset_table_free(&shapes);
 	gen_ctx gl = make_ctx(a, GEN_LOCAL);
 	gen_ctx gr = make_ctx(a, GEN_REMOTE);
 	int l_local = x86_label(a), l_remote = x86_label(a);
-	x86_bind(a, l_local);
-	emit_local_entry(a, t, &tb, &gl);
-	x86_align(a, 16, 0xcc);
-	x86_bind(a, l_remote);
-	emit_remote_entry(a, t, &tb, &gr);
-	int *lab_local = calloc(rs->n, sizeof(int));
-	int *lab_remote = calloc(rs->n, sizeof(int));
-	int rc = lab_local && lab_remote ? 0 : ERR_NOMEM;
+	if (rc == 0) {
+		x86_bind(a, l_local);
+		emit_local_entry(a, t, &tb, &gl);
+		x86_align(a, 16, 0xcc);
+		x86_bind(a, l_remote);
+		emit_remote_entry(a, t, &tb, &gr);
+		rc = emit_shape_bodies(b, &gl, sh, nsh, 0, true);
+	}
 	if (rc == 0)
-		rc = emit_bodies(b, &gl, rs, lab_local, true);
-	if (rc == 0)
-		rc = emit_bodies(b, &gr, rs, lab_remote, false);
+		rc = emit_shape_bodies(b, &gr, sh, nsh, 1, false);
 	if (rc < 0)
 		goto out;
+	/* report unsupported rule sets, not shapes */
+	{
+		size_t nshapes_unsup = b->nunsup;
+		gen_unsupported *by_shape = b->unsup;
+		b->unsup = NULL;
+		b->nunsup = 0;
+		for (size_t i = 1; i < rs->n && rc == 0; i++)
+			for (size_t k = 0; k < nshapes_unsup; k++) {
+				if (by_shape[k].ruleset != code[i].shape)
+					continue;
+				gen_unsupported *u = realloc(b->unsup,
+					(b->nunsup + 1) * sizeof *u);
+				if (!u) {
+					rc = ERR_NOMEM;
+					break;
+				}
+				b->unsup = u;
+				u[b->nunsup] = by_shape[k];
+				u[b->nunsup].ruleset = (uint32_t)i;
+				b->nunsup++;
+			}
+		free(by_shape);
+		if (rc < 0)
+			goto out;
+	}
 	b->code_size = a->n;
 	b->off_local = (size_t)x86_label_offset(a, l_local);
 	b->off_remote = (size_t)x86_label_offset(a, l_remote);
 
-	/* data: ehelf_info, page index, body tables, offsets, rule indexes */
 	x86_align(a, 8, 0);
 	b->off_info = a->n;
 	info->entries = (uint32_t)t->nentries;
 	info->rulesets = (uint32_t)rs->n;
 	info->unsupported = (uint32_t)b->nunsup;
-	info->page_bits = t->page_bits;
+	info->page_bits = LT_PAGE_BITS;
 	x86_bytes(a, info, sizeof *info);
-	x86_align(a, 4, 0);
-	x86_bind(a, tb.page_first);
-	for (uint32_t p = 0; p <= t->npages; p++)
-		put_u32(a, t->page_first[p]);
-	const int *labs[2] = { lab_local, lab_remote };
-	int tabs[2] = { tb.bodies_local, tb.bodies_remote };
-	for (int m = 0; m < 2; m++) {
-		x86_bind(a, tabs[m]);
-		int64_t base = (int64_t)a->n;
-		put_u32(a, 0); /* rule set 0 is never dispatched */
-		for (size_t i = 1; i < rs->n; i++)
-			put_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, labs[m][i]) - base));
+	x86_align(a, 8, 0);
+	x86_bind(a, tb.k01);
+	x86_bytes(a, &(uint64_t){ 0x0101010101010101ull }, 8);
+	x86_bind(a, tb.k80);
+	x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
+	x86_bind(a, tb.pages);
+	for (uint32_t p = 0; p < t->npages; p++) {
+		size_t start = a->n;
+		x86_u32(a, t->page_first[p]);
+		const uint16_t *c = &t->cnt[(size_t)p * (LT_SUBPAGES + 1)];
+		for (int s = 0; s <= LT_SUBPAGES; s++) {
+			if (tb.cnt_width == 1)
+				x86_u8(a, (uint8_t)c[s]);
+			else
+				x86_bytes(a, &c[s], 2);
+		}
+		while (a->n - start < tb.page_stride)
+			x86_u8(a, 0);
 	}
+	x86_bind(a, tb.records);
+	for (size_t i = 0; i < rs->n; i++) {
+		int64_t here = (int64_t)a->n;
+		if (i == 0) { /* "not covered" is never dispatched */
+			x86_bytes(a, (uint8_t[RECORD_SIZE]){ 0 }, RECORD_SIZE);
+			continue;
+		}
+		const shape *s = &sh[code[i].shape];
+		x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, s->label[0]) - here));
+		x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, s->label[1]) - here));
+		x86_u32(a, code[i].params_off);
+	}
+	x86_bind(a, tb.params);
+	x86_bytes(a, params, nparams * sizeof *params);
 	x86_bind(a, tb.off);
-	x86_bytes(a, t->off, t->nentries * sizeof *t->off);
+	x86_bytes(a, t->off, t->nentries + 8); /* 8 bytes read at a time */
 	x86_bind(a, tb.rule);
 	for (size_t i = 0; i < t->nentries; i++) {
 		if (tb.rule_width == 1)
@@ -301,8 +458,9 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	if (!x86_finish(a))
 		rc = a->failed ? ERR_NOMEM : ERR_FORMAT;
 out:
-	free(lab_local);
-	free(lab_remote);
+	free(code);
+	free(sh);
+	free(params);
 	if (rc < 0)
 		gen_blob_free(b);
 	return rc;

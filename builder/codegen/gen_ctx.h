@@ -22,6 +22,7 @@ typedef enum gen_mode { GEN_LOCAL, GEN_REMOTE } gen_mode;
 enum {
 	GEN_MAX_STACK = 16,     /* DWARF expression stack depth */
 	GEN_REGS_VALID = 136,   /* offsetof(ehelf_regs, valid) */
+	GEN_REMOTE_FRAME = 8 * GEN_MAX_STACK + 8, /* expression slots + params */
 };
 
 typedef struct gen_ctx {
@@ -29,6 +30,10 @@ typedef struct gen_ctx {
 	gen_mode mode;
 	int in, out, cfa;       /* ehelf_regs *in, *out; the CFA value */
 	int lo, him8;           /* GEN_LOCAL: stack_lo, stack_hi - 8 */
+	/* The rule set's parameters (int32 offsets, see body_gen.h): in a
+	 * register (local) or, when params_reg is XNONE, at params_slot. */
+	int params_reg;
+	x86_mem params_slot;
 	/* exits: each sets eax and leaves through the epilogue */
 	int l_done;             /* status already in eax */
 	int l_badreg;           /* EHELF_E_BADREG */
@@ -43,6 +48,13 @@ static inline x86_mem gen_slot(const gen_ctx *g, int d)
 {
 	return g->mode == GEN_LOCAL ? M(RSP, -8 * (d + 1)) : M(RSP, 8 * d);
 }
+
+/* Emit: leave with the status already in eax (inline in local mode, where
+ * the epilogue is just "pop rbx; ret"). */
+void gen_return(gen_ctx *g);
+
+/* Emit: DST = (int64_t)params[INDEX]. */
+void gen_param(gen_ctx *g, int dst, int index);
 
 /* Emit: DST = 8 bytes at the address in ADDR (ADDR may equal DST).
  * Clobbers the temporaries of the mode (local: none besides DST; remote:

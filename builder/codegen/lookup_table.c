@@ -47,40 +47,45 @@ static int push(entries *e, uint64_t addr, uint32_t rule)
 	return 0;
 }
 
-int lt_build(lookup_table *t, lt_interval *iv, size_t n, unsigned page_bits)
+/* Sorted, clipped, merged entries ending with a gap. */
+static int make_entries(entries *e, lt_interval *iv, size_t n, uint64_t *overlaps)
 {
-	memset(t, 0, sizeof *t);
-	t->page_bits = page_bits;
 	qsort(iv, n, sizeof *iv, cmp_iv);
-	entries e = { 0 };
 	uint64_t end = 0;
 	bool any = false;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		uint64_t lo = iv[i].lo;
 		if (any && lo < end) {
-			t->overlaps++;
+			(*overlaps)++;
 			lo = end;
 		}
 		if (lo >= iv[i].hi)
 			continue;
 		if (any && lo > end)
-			rc = push(&e, end, 0); /* gap */
+			rc = push(e, end, 0); /* gap */
 		if (rc == 0)
-			rc = push(&e, lo, iv[i].rule);
+			rc = push(e, lo, iv[i].rule);
 		end = iv[i].hi;
 		any = true;
 	}
 	if (rc == 0 && any)
-		rc = push(&e, end, 0);
+		rc = push(e, end, 0);
+	return rc;
+}
+
+int lt_build(lookup_table *t, lt_interval *iv, size_t n)
+{
+	memset(t, 0, sizeof *t);
+	entries e = { 0 };
+	int rc = make_entries(&e, iv, n, &t->overlaps);
 	if (rc < 0) {
 		free(e.v);
 		return rc;
 	}
-	uint64_t psize = 1ull << page_bits;
 	if (e.n) {
-		t->base = e.v[0].addr & ~(psize - 1);
-		uint64_t pages = ((e.v[e.n - 1].addr - t->base) >> page_bits) + 1;
+		t->base = e.v[0].addr & ~((1ull << LT_PAGE_BITS) - 1);
+		uint64_t pages = ((e.v[e.n - 1].addr - t->base) >> LT_PAGE_BITS) + 1;
 		if (pages >= UINT32_MAX || e.n >= UINT32_MAX) {
 			free(e.v);
 			return ERR_UNSUPPORTED;
@@ -89,23 +94,45 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n, unsigned page_bits)
 	}
 	t->nentries = e.n;
 	t->page_first = malloc(((size_t)t->npages + 1) * sizeof *t->page_first);
-	t->off = malloc((e.n ? e.n : 1) * sizeof *t->off);
+	t->cnt = calloc((size_t)t->npages * (LT_SUBPAGES + 1), sizeof *t->cnt);
+	t->off = calloc(e.n + 8, 1);
 	t->rule = malloc((e.n ? e.n : 1) * sizeof *t->rule);
-	if (!t->page_first || !t->off || !t->rule) {
+	if (!t->page_first || (!t->cnt && t->npages) || !t->off || !t->rule) {
 		free(e.v);
 		lt_free(t);
 		return ERR_NOMEM;
 	}
+	t->cnt_width = 1;
 	size_t k = 0;
 	for (uint32_t p = 0; p <= t->npages; p++) {
-		uint64_t start = t->base + ((uint64_t)p << page_bits);
+		uint64_t start = t->base + ((uint64_t)p << LT_PAGE_BITS);
 		while (k < e.n && e.v[k].addr < start)
 			k++;
 		t->page_first[p] = (uint32_t)k;
+		if (p == t->npages)
+			break;
+		uint16_t *c = &t->cnt[(size_t)p * (LT_SUBPAGES + 1)];
+		size_t j = k;
+		for (int s = 0; s <= LT_SUBPAGES; s++) {
+			uint64_t sub = start + ((uint64_t)s << LT_SUB_BITS);
+			while (j < e.n && e.v[j].addr < sub)
+				j++;
+			c[s] = (uint16_t)(j - k);
+		}
+		if (j - k > 0xffff) {
+			free(e.v);
+			lt_free(t);
+			return ERR_UNSUPPORTED;
+		}
+		if (j - k > 0xff)
+			t->cnt_width = 2;
 	}
 	for (size_t i = 0; i < e.n; i++) {
-		t->off[i] = (uint16_t)((e.v[i].addr - t->base) & (psize - 1));
+		t->off[i] = (uint8_t)((e.v[i].addr - t->base) &
+				      ((1u << LT_SUB_BITS) - 1));
 		t->rule[i] = e.v[i].rule;
+		if (e.v[i].rule > t->max_rule)
+			t->max_rule = e.v[i].rule;
 	}
 	free(e.v);
 	return 0;
@@ -114,6 +141,7 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n, unsigned page_bits)
 void lt_free(lookup_table *t)
 {
 	free(t->page_first);
+	free(t->cnt);
 	free(t->off);
 	free(t->rule);
 	memset(t, 0, sizeof *t);
@@ -124,17 +152,14 @@ uint32_t lt_lookup(const lookup_table *t, uint64_t pc)
 	if (pc < t->base)
 		return 0;
 	uint64_t x = pc - t->base;
-	uint64_t p = x >> t->page_bits;
+	uint64_t p = x >> LT_PAGE_BITS;
 	if (p >= t->npages)
 		return 0;
-	uint32_t o = (uint32_t)(x & ((1ull << t->page_bits) - 1));
-	uint32_t lo = t->page_first[p], hi = t->page_first[p + 1];
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (t->off[mid] <= o)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo == 0 ? 0 : t->rule[lo - 1];
+	unsigned s = (unsigned)(x >> LT_SUB_BITS) & (LT_SUBPAGES - 1);
+	unsigned o = (unsigned)x & ((1u << LT_SUB_BITS) - 1);
+	const uint16_t *c = &t->cnt[p * (LT_SUBPAGES + 1)];
+	size_t i = t->page_first[p] + c[s], end = t->page_first[p] + c[s + 1];
+	while (i < end && t->off[i] <= o)
+		i++;
+	return i == 0 ? 0 : t->rule[i - 1];
 }

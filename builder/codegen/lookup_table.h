@@ -1,24 +1,35 @@
 /*
  * lookup_table.h - the address -> rule-set index of an eh_elf.
  *
- * Addresses are split into pages of 2^page_bits bytes from `base`.  Entries
- * (start address, rule-set index) are sorted; an entry covers addresses up
- * to the next entry's start, and rule set 0 means "not covered" (gaps
- * between functions, and the end).  Each entry is stored in the page that
- * contains its start, as a 16-bit offset inside that page;
- * page_first[p] is the number of entries that start before page p, so the
- * entry covering an address in page p is the last of page p's entries that
- * starts at or before it, or else entry page_first[p] - 1.
+ * Entries (start address, rule-set index) are sorted and contiguous: an
+ * entry covers addresses up to the next entry's start, and rule set 0 means
+ * "not covered" (gaps between functions, and after the last one).
  *
- * Cost: 2 bytes of offset and 1 or 2 of rule index per entry, 4 bytes per
- * page.  lt_lookup() is the reference the generated lookup code is tested
- * against.
+ * Addresses from `base` are cut into 4 KiB pages of 32 subpages of 128
+ * bytes.  Each entry belongs to the subpage that contains its start and
+ * stores only its 7-bit offset there (off[]) and its rule index (rule[]).
+ * Per page: `first`, the number of entries that start before the page, and
+ * cnt[0..32], where cnt[s] counts the page's entries that start before
+ * subpage s (cnt[0] = 0, cnt[32] = all of them).  The entry covering an
+ * address in subpage s of page p is found among the cnt[s+1] - cnt[s]
+ * entries from index first + cnt[s] (a subpage rarely has more than 8, and
+ * 8 offsets are compared at once with one 64-bit load), or else it is the
+ * entry just before them.
+ *
+ * Cost: 1 byte of offset and 1 or 2 of rule index per entry; 40 bytes per
+ * 4 KiB page (72 when a page has more than 255 entries).
  */
 #ifndef EHELF_CODEGEN_LOOKUP_TABLE_H
 #define EHELF_CODEGEN_LOOKUP_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+enum {
+	LT_PAGE_BITS = 12,
+	LT_SUB_BITS = 7,
+	LT_SUBPAGES = 1 << (LT_PAGE_BITS - LT_SUB_BITS),
+};
 
 typedef struct lt_interval {
 	uint64_t lo, hi;   /* [lo, hi) */
@@ -28,21 +39,24 @@ typedef struct lt_interval {
 
 typedef struct lookup_table {
 	uint64_t base;         /* page-aligned start */
-	unsigned page_bits;
 	uint32_t npages;
 	uint32_t *page_first;  /* npages + 1 */
-	uint16_t *off;         /* nentries */
+	uint16_t *cnt;         /* npages * (LT_SUBPAGES + 1) */
+	unsigned cnt_width;    /* 1 if every page has < 256 entries, else 2 */
+	uint8_t *off;          /* nentries (+ 8 bytes of padding) */
 	uint32_t *rule;        /* nentries */
 	size_t nentries;
+	uint32_t max_rule;
 	uint64_t overlaps;     /* intervals (partly) hidden by earlier ones */
 } lookup_table;
 
 /* Build from N intervals (reordered in place).  Returns 0, ERR_NOMEM, or
  * ERR_UNSUPPORTED when the covered span needs more than 2^32 pages. */
-int lt_build(lookup_table *t, lt_interval *iv, size_t n, unsigned page_bits);
+int lt_build(lookup_table *t, lt_interval *iv, size_t n);
 void lt_free(lookup_table *t);
 
-/* Rule-set index covering PC, 0 if none. */
+/* Rule-set index covering PC, 0 if none: the reference for the generated
+ * lookup code. */
 uint32_t lt_lookup(const lookup_table *t, uint64_t pc);
 
 #endif

@@ -262,6 +262,23 @@ void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm)
 }
 
 void x86_imul_rr(x86_asm *a, int dst, int src) { op_rr(a, true, OP(0x0f, 0xaf), dst, src, false); }
+void x86_imul_rm(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x0f, 0xaf), dst, m, 0, false); }
+
+void x86_imul_ri(x86_asm *a, int dst, int src, int32_t imm)
+{
+	if (imm >= -128 && imm <= 127) {
+		op_rr(a, true, OP(0x6b), dst, src, false);
+		x86_u8(a, (uint8_t)(int8_t)imm);
+	} else {
+		op_rr(a, true, OP(0x69), dst, src, false);
+		x86_u32(a, (uint32_t)imm);
+	}
+}
+
+void x86_alu_rm(x86_asm *a, enum x86_alu op, int dst, x86_mem m)
+{
+	op_mem(a, 0, true, OP((uint8_t)(op * 8 + 3)), dst, m, 0, false);
+}
 void x86_neg(x86_asm *a, int r) { op_rr(a, true, OP(0xf7), 3, r, false); }
 void x86_not(x86_asm *a, int r) { op_rr(a, true, OP(0xf7), 2, r, false); }
 void x86_shift_cl(x86_asm *a, enum x86_shift op, int r) { op_rr(a, true, OP(0xd3), op, r, false); }

@@ -109,6 +109,9 @@ void x86_alu32_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm);
 void x86_alu32_rr(x86_asm *a, enum x86_alu op, int dst, int src);
 void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm); /* dword [m] */
 void x86_imul_rr(x86_asm *a, int dst, int src);
+void x86_imul_rm(x86_asm *a, int dst, x86_mem m);       /* dst *= [m] */
+void x86_imul_ri(x86_asm *a, int dst, int src, int32_t imm); /* dst = src * imm */
+void x86_alu_rm(x86_asm *a, enum x86_alu op, int dst, x86_mem m); /* dst op= [m] */
 void x86_neg(x86_asm *a, int r);
 void x86_not(x86_asm *a, int r);
 void x86_shift_cl(x86_asm *a, enum x86_shift op, int r);

@@ -1,16 +1,15 @@
 #!/bin/sh
-# Differential test of the CFI reader against readelf and libdw on three
-# corpora: this machine's ELFs under /usr/bin and /usr/lib/x86_64-linux-gnu
-# (a deterministic sample, or all of them with --full), the Debian packages
-# of tests/diff/packages.txt, and the fixtures built by the Makefile.
+# The corpus tests, on three corpora: this machine's ELFs under /usr/bin
+# and /usr/lib/x86_64-linux-gnu (a deterministic sample, or all of them with
+# --full), the Debian packages of tests/diff/packages.txt, and the fixtures
+# built by the Makefile.  On each: cfi-diff (the CFI reader against readelf
+# and libdw) and codegen-check (every compiled eh_elf against its rows).
 #
-# Usage: run-corpus.sh --sample|--full BUILD [CFI_DIFF]
-#   CFI_DIFF defaults to BUILD/tests/cfi-diff.
+# Usage: run-corpus.sh --sample|--full BUILD
 # Env: EHELF_SAMPLE_EVERY (default 4): the sample takes every Nth file.
 set -eu
 mode=${1:?usage: run-corpus.sh --sample|--full BUILD}
 build=${2:?usage: run-corpus.sh --sample|--full BUILD}
-diff=${3:-$build/tests/cfi-diff}
 here=$(dirname "$0")
 jobs=$(nproc 2>/dev/null || echo 2)
 tmp=$(mktemp -d)
@@ -36,6 +35,7 @@ find "$build/fixtures" -type f | LC_ALL=C sort >"$tmp/fixtures"
 status=0
 for corpus in machine packages fixtures; do
 	echo "== $corpus ($(wc -l <"$tmp/$corpus") files, mode ${mode#--})"
-	"$diff" -j "$jobs" --files-from "$tmp/$corpus" || status=1
+	"$build/tests/cfi-diff" -j "$jobs" --files-from "$tmp/$corpus" || status=1
+	"$build/tests/codegen-check" -j "$jobs" --files-from "$tmp/$corpus" || status=1
 done
 exit $status

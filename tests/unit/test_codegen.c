@@ -242,6 +242,13 @@ int main(void)
 				st.unsupported[i].why);
 	}
 
+	if (getenv("EHELF_TEST_KEEP")) { /* for objdump when debugging */
+		FILE *keep = fopen(getenv("EHELF_TEST_KEEP"), "wb");
+		if (keep) {
+			fwrite(image, 1, len, keep);
+			fclose(keep);
+		}
+	}
 	char path[] = "/tmp/ehelf-test-XXXXXX";
 	int fd = mkstemp(path);
 	CHECK(fd >= 0 && write(fd, image, len) == (ssize_t)len);
