@@ -59,8 +59,8 @@ DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_f
 DIFF_BIN := $(B)/tests/cfi-diff
 
 
-.PHONY: fixtures all deps check check-full unit unit-san corpus corpus-full corpus-san \
-        fuzz bench clean run help
+.PHONY: fixtures all deps check check-full unit unit-san repro corpus corpus-full \
+        corpus-san fuzz bench clean run help
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 
 help:
@@ -178,12 +178,16 @@ corpus-san:
 	@build/san/tests/tool-quirks build/san
 	@EHELF_SAMPLE_EVERY=8 tests/diff/run-corpus.sh --sample build/san
 
+repro: all $(FIXTURES)
+	@tests/repro/check-repro.sh $(B)
+
 fuzz: fixtures
 	@tests/fuzz/run-fuzz.sh $(or $(FUZZ_SECONDS),120)
 
 check: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
+	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-san
 	@echo "make check: all passed"
@@ -191,6 +195,7 @@ check: deps
 check-full: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
+	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory corpus-full
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory fuzz
@@ -199,9 +204,12 @@ check-full: deps
 bench: deps all $(BENCH_CODEGEN) $(GEN_C)
 	@bench/run-bench.sh $(B)
 
-# The main job: for now, the unwind table of this machine's libc.
+# The main job: for now, this machine's libc (or FILE) compiled into an
+# eh_elf in build/run/, with its statistics.
 run: deps all
-	$(B)/bin/ehelf-compile --dump $(or $(FILE),$(shell scripts/default-input.sh))
+	@mkdir -p $(B)/run
+	$(B)/bin/ehelf-compile --stats $(or $(FILE),$(shell scripts/default-input.sh)) \
+		-o $(B)/run/$(notdir $(or $(FILE),$(shell scripts/default-input.sh))).eh_elf.so
 
 clean:
 	rm -rf build

@@ -18,3 +18,5 @@ echo "   stepped in turn; libdw: dwarf_cfi_addrframe + CFA and RA rules)"
 "$build/bench/bench-codegen" "$libc" "$libstdcxx" "$largest" "$python"
 echo
 "$here/run-backends.sh" "$build" "$libc" /usr/bin/true
+echo
+"$here/corpus-sizes.sh" "$build"
