@@ -15,7 +15,6 @@
  *
  * Usage: codegen-check [-j N] [-r RANDOM_PCS] [-v] (--files-from LIST | FILE...)
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,16 +36,10 @@ typedef struct counters {
 	uint64_t status[8];   /* results by status: 1-EHELF_E_BOUNDS .. */
 } counters;
 
-static int random_pcs = 2;
-static int verbose;
-static int max_report = 20;
+static corpus_opts opt = { .jobs = 1, .max_report = 20, .random = 2 };
 static int reported;
 
-#define REPORT(...)                                                      \
-	do {                                                             \
-		if (reported++ < max_report)                             \
-			fprintf(stderr, __VA_ARGS__);                    \
-	} while (0)
+#define REPORT(...) (reported++, corpus_report(&opt, __VA_ARGS__))
 
 /* ---- the synthetic process: a stack full of pointers into itself -------- */
 
@@ -185,7 +178,7 @@ static bool check_pc(const ehelf_object *o, const uw_fde *fde,
 			       "status %d want %d, valid %x want %x%s\n", path, pc,
 			       mode ? "remote" : "local", variant, gs, ws,
 			       got.valid, want.valid, text);
-			if (reported <= max_report) {
+			if (reported <= opt.max_report) {
 				uw_fde one = *fde;
 				one.rows = row;
 				one.nrows = 1;
@@ -315,7 +308,7 @@ static void check_file(const char *path, uint64_t *cw)
 			uint64_t pcs[8];
 			int npcs = 0;
 			pcs[npcs++] = row->lo;
-			for (int n = 0; n < random_pcs && n < 7; n++)
+			for (int n = 0; n < opt.random && n < 7; n++)
 				pcs[npcs++] = row->lo + mix64(seed + (uint64_t)n) %
 							 (row->hi - row->lo);
 			bool ok = true, unsupported = false, any = false;
@@ -337,7 +330,7 @@ static void check_file(const char *path, uint64_t *cw)
 	free(by_addr);
 	cfi_reader_free(r);
 	c->unsupported_rows += file_unsupported;
-	if (verbose)
+	if (opt.verbose)
 		fprintf(stderr, "%s: %zu FDEs, %" PRIu64 " unsupported rows\n",
 			path, nr, file_unsupported);
 	free(rv);
@@ -346,45 +339,18 @@ static void check_file(const char *path, uint64_t *cw)
 	elf_file_close(&f);
 }
 
-static void usage(FILE *out)
-{
-	fputs("Usage: codegen-check [-j N] [-r RANDOM_PCS] [-v] "
-	      "(--files-from LIST | FILE...)\n"
-	      "Check compiled eh_elfs against the IR rows they come from.\n", out);
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "files-from", required_argument, NULL, 'f' },
-		{ "random", required_argument, NULL, 'r' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int jobs = 1, ch;
-	const char *list = NULL;
-	while ((ch = getopt_long(argc, argv, "j:f:r:vh", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'j': jobs = atoi(optarg); break;
-		case 'f': list = optarg; break;
-		case 'r': random_pcs = atoi(optarg); break;
-		case 'v': verbose = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	char **files = argv + optind;
-	size_t nfiles = (size_t)(argc - optind);
-	if (list)
-		files = corpus_read_list(list, &nfiles);
-	if (nfiles == 0) {
-		usage(stderr);
-		return 2;
-	}
+	int rc = corpus_parse_args(argc, argv,
+		"Usage: codegen-check [-j N] [-r RANDOM_PCS] [-v] [--max-report N] "
+		"(--files-from LIST | FILE...)\n"
+		"Check compiled eh_elfs against the IR rows they come from.\n",
+		&opt);
+	if (rc >= 0)
+		return rc;
 	mem_init();
 	counters s;
-	int dead = corpus_run(files, nfiles, jobs, check_file,
+	int dead = corpus_run(opt.files, opt.nfiles, opt.jobs, check_file,
 			      sizeof s / sizeof(uint64_t), (uint64_t *)&s);
 	printf("codegen-check: %" PRIu64 " ELF files compiled and loaded (%"
 	       PRIu64 " without CFI, %" PRIu64 " other files skipped), %" PRIu64
@@ -407,7 +373,6 @@ int main(int argc, char **argv)
 	bool ok = !s.mismatches && !s.errors && !dead &&
 		  s.unsupported_rows <= s.unsupported_expected;
 	printf("codegen-check: %s\n", ok ? "PASS" : "FAIL");
-	if (list)
-		corpus_free_list(files, nfiles);
+	corpus_opts_free(&opt);
 	return ok ? 0 : 1;
 }

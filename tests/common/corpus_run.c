@@ -2,6 +2,8 @@
 #include "corpus_run.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,4 +97,59 @@ int corpus_run(char **paths, size_t n, int jobs,
 	free(fds);
 	free(c);
 	return dead;
+}
+
+int corpus_parse_args(int argc, char **argv, const char *usage, corpus_opts *o)
+{
+	static const struct option opts[] = {
+		{ "files-from", required_argument, NULL, 'f' },
+		{ "max-report", required_argument, NULL, 'm' },
+		{ "random", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *list = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "j:f:m:r:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': o->jobs = atoi(optarg); break;
+		case 'f': list = optarg; break;
+		case 'm': o->max_report = atoi(optarg); break;
+		case 'r': o->random = atoi(optarg); break;
+		case 'v': o->verbose = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	o->files = argv + optind;
+	o->nfiles = (size_t)(argc - optind);
+	if (list) {
+		o->files = corpus_read_list(list, &o->nfiles);
+		o->files_owned = true;
+	}
+	if (o->jobs < 1 || o->nfiles == 0) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	return -1;
+}
+
+void corpus_opts_free(corpus_opts *o)
+{
+	if (o->files_owned)
+		corpus_free_list(o->files, o->nfiles);
+	o->files = NULL;
+	o->nfiles = 0;
+}
+
+void corpus_report(const corpus_opts *o, const char *fmt, ...)
+{
+	static int reported;
+	if (reported++ >= o->max_report)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }

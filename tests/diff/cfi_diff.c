@@ -7,7 +7,6 @@
  * Exit status: 0 when everything agrees, 1 on any mismatch or error.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,15 +26,9 @@ typedef struct totals {
 	uint64_t errors;
 } totals;
 
-static int verbose;
-static int max_report = 20;
-static int reported;
+static corpus_opts opt = { .jobs = 1, .max_report = 20 };
 
-#define REPORT(...)                                                      \
-	do {                                                             \
-		if (reported++ < max_report)                             \
-			fprintf(stderr, __VA_ARGS__);                    \
-	} while (0)
+#define REPORT(...) corpus_report(&opt, __VA_ARGS__)
 
 /* A row as strings, with "u" (undefined) and "" (no rule) made equal:
  * readelf prints both as "u" once a column exists. */
@@ -294,7 +287,7 @@ static void check_file(const char *path, totals *t)
 	if (t->fdes == fdes0 && t->errors == errors0)
 		t->no_cfi++;
 	readelf_pass(path, &f, t);
-	if (verbose)
+	if (opt.verbose)
 		fprintf(stderr, "%s: %" PRIu64 " FDEs, %" PRIu64
 			" mismatches\n", path, t->fdes - fdes0,
 			t->re_mismatch + t->dw_mismatch - mism0);
@@ -306,45 +299,17 @@ static void check_one(const char *path, uint64_t *counters)
 	check_file(path, (totals *)counters);
 }
 
-static void usage(FILE *out)
-{
-	fputs("Usage: cfi-diff [-j N] [-v] [--max-report N] "
-	      "(--files-from LIST | FILE...)\n"
-	      "Compare ehelf's CFI reader with readelf and libdw on real ELFs.\n",
-	      out);
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "files-from", required_argument, NULL, 'f' },
-		{ "max-report", required_argument, NULL, 'm' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int jobs = 1, c;
-	const char *list = NULL;
-	while ((c = getopt_long(argc, argv, "j:f:m:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': jobs = atoi(optarg); break;
-		case 'f': list = optarg; break;
-		case 'm': max_report = atoi(optarg); break;
-		case 'v': verbose = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	char **files = argv + optind;
-	size_t nfiles = (size_t)(argc - optind);
-	if (list)
-		files = corpus_read_list(list, &nfiles);
-	if (jobs < 1 || nfiles == 0) {
-		usage(stderr);
-		return 2;
-	}
+	int rc = corpus_parse_args(argc, argv,
+		"Usage: cfi-diff [-j N] [-v] [--max-report N] "
+		"(--files-from LIST | FILE...)\n"
+		"Compare ehelf's CFI reader with readelf and libdw on real ELFs.\n",
+		&opt);
+	if (rc >= 0)
+		return rc;
 	totals sum;
-	int failed_children = corpus_run(files, nfiles, jobs, check_one,
+	int failed_children = corpus_run(opt.files, opt.nfiles, opt.jobs, check_one,
 					 sizeof sum / sizeof(uint64_t),
 					 (uint64_t *)&sum);
 	printf("cfi-diff: %" PRIu64 " ELF files (%" PRIu64 " without CFI, %"
@@ -367,7 +332,6 @@ int main(int argc, char **argv)
 		printf("  FDE counts differ: reader %" PRIu64 ", readelf %"
 		       PRIu64 "\n", sum.fdes, sum.re_fdes);
 	printf("cfi-diff: %s\n", ok ? "PASS" : "FAIL");
-	if (list)
-		corpus_free_list(files, nfiles);
+	corpus_opts_free(&opt);
 	return ok ? 0 : 1;
 }
