@@ -66,7 +66,12 @@ all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 help:
 	@sed -n '2,13p' Makefile
 
-$(B)/obj/%.o: %.c
+# objects are rebuilt when the flags change (SANITIZE, CFLAGS, ...)
+FLAGS_STAMP := $(B)/.cflags
+$(shell mkdir -p $(B) && echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
+	echo '$(CC) $(ALL_CFLAGS)' > $(FLAGS_STAMP))
+
+$(B)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
