@@ -33,7 +33,7 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIBS := $(PKG_LIBS)
 
 # ---- the core library: shared code and the CFI reader ----------------------
-COMMON_SRC := common/err.c common/elf_file.c common/buildid.c
+COMMON_SRC := common/err.c common/elf_file.c common/buildid.c common/atomic_file.c
 CFI_SRC := builder/cfi/eh_pe.c builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c \
            builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
            builder/cfi/dwarf_op.c builder/cfi/uw_dump.c
@@ -45,7 +45,13 @@ CORE_SRC := $(COMMON_SRC) $(CFI_SRC) $(CODEGEN_SRC)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
 CORE_LIB := $(B)/lib/libehelf-core.a
 
-PROGRAMS := $(B)/bin/ehelf-compile
+BATCH_SRC := builder/batch/store.c builder/batch/package.c builder/batch/package_archive.c \
+             builder/batch/package_tree.c builder/batch/package_jobs.c builder/batch/db.c \
+             builder/batch/progress.c builder/batch/batch.c builder/batch/merge.c
+BATCH_LIBS := $(shell pkg-config --libs libarchive sqlite3 libcrypto 2>/dev/null || \
+                echo -larchive -lsqlite3 -lcrypto) -lpthread
+
+PROGRAMS := $(B)/bin/ehelf-compile $(B)/bin/ehelf-batch
 
 # ---- libehelf: the client library -------------------------------------------
 CLIENT_SRC := client-lib/object.c
@@ -59,7 +65,7 @@ DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_f
 DIFF_BIN := $(B)/tests/cfi-diff
 
 
-.PHONY: fixtures all deps check check-full unit unit-san repro corpus corpus-full \
+.PHONY: fixtures all deps check check-full unit unit-san repro batch-test corpus corpus-full \
         corpus-san fuzz bench clean run help
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 
@@ -101,6 +107,16 @@ $(TESTSUPPORT_LIB): $(TESTSUPPORT_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(B)/gen/schema_sql.h: builder/schema.sql
+	@mkdir -p $(dir $@)
+	sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< > $@
+$(B)/obj/builder/batch/db.o: $(B)/gen/schema_sql.h
+$(B)/obj/builder/batch/db.o: ALL_CFLAGS += -I$(B)/gen
+
+$(B)/bin/ehelf-batch: $(B)/obj/builder/ehelf_batch.o $(BATCH_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(BATCH_LIBS)
+
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl
@@ -123,6 +139,11 @@ GEN_C := $(B)/bench/gen-c
 $(GEN_C): $(B)/obj/bench/gen_c.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+STORE_CHECK := $(B)/tests/store-check
+$(STORE_CHECK): $(B)/obj/tests/batch/store_check.o $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lsqlite3
 
 QUIRKS_BIN := $(B)/tests/tool-quirks
 $(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \
@@ -183,6 +204,9 @@ corpus-san:
 	@build/san/tests/tool-quirks build/san
 	@EHELF_SAMPLE_EVERY=8 tests/diff/run-corpus.sh --sample build/san
 
+batch-test: all $(STORE_CHECK)
+	@tests/batch/run-batch-tests.sh $(B)
+
 repro: all $(FIXTURES)
 	@tests/repro/check-repro.sh $(B)
 
@@ -193,6 +217,7 @@ check: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory repro
+	@$(MAKE) --no-print-directory batch-test
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-san
 	@echo "make check: all passed"
@@ -201,6 +226,7 @@ check-full: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory repro
+	@$(MAKE) --no-print-directory batch-test
 	@$(MAKE) --no-print-directory corpus-full
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory fuzz
@@ -209,12 +235,10 @@ check-full: deps
 bench: deps all $(BENCH_CODEGEN) $(GEN_C)
 	@bench/run-bench.sh $(B)
 
-# The main job: for now, this machine's libc (or FILE) compiled into an
-# eh_elf in build/run/, with its statistics.
+# The main job: the eh_elfs of every package installed on this machine (or
+# of SOURCES=...) into build/store, with its database build/store/ehelf.sqlite.
 run: deps all
-	@mkdir -p $(B)/run
-	$(B)/bin/ehelf-compile --stats $(or $(FILE),$(shell scripts/default-input.sh)) \
-		-o $(B)/run/$(notdir $(or $(FILE),$(shell scripts/default-input.sh))).eh_elf.so
+	$(B)/bin/ehelf-batch --store $(B)/store $(SOURCES)
 
 clean:
 	rm -rf build

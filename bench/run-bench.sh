@@ -20,3 +20,5 @@ echo
 "$here/run-backends.sh" "$build" "$libc" /usr/bin/true
 echo
 "$here/corpus-sizes.sh" "$build"
+echo
+"$here/batch-throughput.sh" "$build"

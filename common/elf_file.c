@@ -36,6 +36,13 @@ static int check_header(elf_file *f, ehelf_err *err)
 			       "object (relocatable objects need relocation)",
 			       f->name, eh.e_type);
 	f->type = eh.e_type;
+	size_t size = 0;
+	elf_rawfile(f->elf, &size);
+	if (eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > size ||
+	    eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > size)
+		return err_set(err, ERR_FORMAT, "%s: truncated: its headers end "
+			       "past the end of the file (%zu bytes)", f->name,
+			       size);
 	if (elf_getshdrstrndx(f->elf, &f->shstrndx) != 0)
 		return err_set(err, ERR_FORMAT,
 			       "%s: no section header string table: %s",

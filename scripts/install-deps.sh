@@ -7,8 +7,10 @@ set -eu
 PACKAGES="
   gcc make pkg-config binutils libc6-dev
   libelf-dev libdw-dev elfutils
+  libarchive-dev libsqlite3-dev libssl-dev sqlite3
   clang libclang-rt-14-dev
   dpkg-dev apt ca-certificates bc
+  alien rpm zstd xz-utils
 "
 
 missing=""

@@ -1,15 +1,13 @@
 /* compile.c - see compile.h. */
 #include "compile.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "../../common/atomic_file.h"
 #include "../cfi/cfi_reader.h"
+#include "../cfi/dwarf_op.h"
 #include "eh_elf_writer.h"
 #include "entry_gen.h"
 #include "lookup_table.h"
@@ -40,10 +38,45 @@ static uint64_t section_size(elf_file *f, const char *name)
 	return elf_file_section(f, name, &s, NULL) == 0 && !s.nobits ? s.size : 0;
 }
 
+static void count_expr(ehelf_coverage *cov, const uint8_t *e, uint32_t len)
+{
+	cursor c = cursor_make(e, len);
+	dwop op;
+	while (dwop_next(&c, e, &op) > 0)
+		cov->ops[op.op]++;
+}
+
+static void cover_row(ehelf_coverage *cov, const uw_row *row)
+{
+	const uw_rules *r = &row->r;
+	int cfa = r->cfa.kind == UW_CFA_REG_OFF ? UW_OFFSET :
+		  r->cfa.kind == UW_CFA_EXPR ? UW_EXPR : UW_UNSET;
+	cov->kinds[UW_NCOLS][cfa]++;
+	if (r->cfa.kind == UW_CFA_EXPR)
+		count_expr(cov, r->cfa.expr, r->cfa.expr_len);
+	for (int i = 0; i < UW_NCOLS; i++) {
+		cov->kinds[i][r->reg[i].kind]++;
+		if (r->reg[i].kind == UW_EXPR || r->reg[i].kind == UW_VAL_EXPR)
+			count_expr(cov, r->reg[i].expr, r->reg[i].expr_len);
+	}
+}
+
+static void cover_fde(ehelf_coverage *cov, const uw_fde *fde)
+{
+	size_t b = fde->nrows < EHELF_FDE_ROWS_BUCKETS - 1 ? fde->nrows
+		   : EHELF_FDE_ROWS_BUCKETS - 1;
+	cov->fde_rows[b]++;
+	cov->signal_fdes += fde->signal_frame;
+	cov->extra_cols += fde->extra_cols;
+	cov->args_size_ops += fde->args_size_ops;
+	for (size_t i = 0; i < fde->nrows; i++)
+		cover_row(cov, &fde->rows[i]);
+}
+
 /* Read every row: intern its rule set, record its interval. */
 static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
-		     ivec *iv, ehelf_compile_stats *st, uint64_t *pc_lo,
-		     uint64_t *pc_hi, ehelf_err *err)
+		     ivec *iv, ehelf_compile_stats *st, ehelf_coverage *cov,
+		     uint64_t *pc_lo, uint64_t *pc_hi, ehelf_err *err)
 {
 	int rc = 0;
 	uw_fde fde;
@@ -52,6 +85,8 @@ static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
 	*pc_hi = 0;
 	while (rc >= 0 && (rc = cfi_reader_next(r, &fde, err)) > 0) {
 		st->fdes++;
+		if (cov)
+			cover_fde(cov, &fde);
 		for (size_t i = 0; i < fde.nrows && rc >= 0; i++) {
 			const uw_row *row = &fde.rows[i];
 			int64_t idx = ruleset_intern(rs, &row->r,
@@ -115,6 +150,9 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	ehelf_compile_stats local;
 	ehelf_compile_stats *st = stats ? stats : &local;
 	memset(st, 0, sizeof *st);
+	ehelf_coverage *cov = opts ? opts->coverage : NULL;
+	if (cov)
+		memset(cov, 0, sizeof *cov);
 	struct ehelf_info info = { .magic = EHELF_INFO_MAGIC,
 				   .abi_version = EHELF_ABI_VERSION };
 	const uint8_t *id = opts ? opts->build_id : NULL;
@@ -131,7 +169,8 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	gen_blob blob = { 0 };
 	if (ruleset_table_init(&rs) < 0)
 		return err_set(err, ERR_NOMEM, "out of memory");
-	int rc = read_rows(r, name, &rs, &iv, st, &info.pc_lo, &info.pc_hi, err);
+	int rc = read_rows(r, name, &rs, &iv, st, cov, &info.pc_lo, &info.pc_hi,
+			   err);
 	if (rc < 0)
 		goto out;
 	info.rows = st->rows;
@@ -193,48 +232,6 @@ out:
 	return rc;
 }
 
-int ehelf_write_atomic(const char *path, const void *data, size_t len,
-		       ehelf_err *err)
-{
-	char tmp[4096];
-	int n = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-	if (n < 0 || (size_t)n >= sizeof tmp)
-		return err_set(err, ERR_ARG, "%s: path too long", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return err_set(err, ERR_IO, "%s: cannot create a temporary file "
-			       "next to it: %s", path, strerror(errno));
-	const uint8_t *p = data;
-	size_t left = len;
-	while (left) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = errno;
-			close(fd);
-			unlink(tmp);
-			return err_set(err, ERR_IO, "%s: write failed: %s", tmp,
-				       strerror(e));
-		}
-		p += w;
-		left -= (size_t)w;
-	}
-	/* eh_elfs are read-only code: 0644 like any shared library */
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0 || close(fd) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return err_set(err, ERR_IO, "%s: %s", tmp, strerror(e));
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return err_set(err, ERR_IO, "%s: cannot rename into place: %s",
-			       path, strerror(e));
-	}
-	return 0;
-}
-
 int ehelf_compile_file(const char *src, const char *out,
 		       const ehelf_compile_opts *opts,
 		       ehelf_compile_stats *stats, ehelf_err *err)
@@ -248,7 +245,7 @@ int ehelf_compile_file(const char *src, const char *out,
 	rc = ehelf_compile_elf(&f, opts, &image, &len, stats, err);
 	elf_file_close(&f);
 	if (rc == 0)
-		rc = ehelf_write_atomic(out, image, len, err);
+		rc = atomic_write(out, NULL, image, len, err);
 	free(image);
 	return rc;
 }

@@ -15,6 +15,7 @@
 
 #include "../../common/elf_file.h"
 #include "../../common/err.h"
+#include "../cfi/unwind_ir.h"
 
 typedef struct ehelf_unsupported {
 	uint32_t ruleset;
@@ -22,6 +23,19 @@ typedef struct ehelf_unsupported {
 	uint64_t example_pc;    /* first address of one such row */
 	char why[120];
 } ehelf_unsupported;
+
+enum { EHELF_FDE_ROWS_BUCKETS = 65 }; /* 0..63 rows, then 64 or more */
+
+/* What the unwind table is made of (for the batch builder's statistics). */
+typedef struct ehelf_coverage {
+	/* rows by rule kind, per column: [0..16] registers, [17] the CFA
+	 * (counted as UW_OFFSET for register+offset, UW_EXPR for expressions,
+	 * UW_UNSET when undefined) */
+	uint64_t kinds[UW_NCOLS + 1][UW_RULE_KINDS];
+	uint64_t ops[256];         /* DW_OP opcodes in the rows' expressions */
+	uint64_t fde_rows[EHELF_FDE_ROWS_BUCKETS];
+	uint64_t signal_fdes, extra_cols, args_size_ops;
+} ehelf_coverage;
 
 typedef struct ehelf_compile_stats {
 	uint64_t eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes;
@@ -39,11 +53,14 @@ typedef struct ehelf_compile_opts {
 	/* Build-ID to record; NULL: the file's own NT_GNU_BUILD_ID. */
 	const uint8_t *build_id;
 	size_t build_id_len;
+	/* If set: zeroed, then filled with what the table is made of. */
+	ehelf_coverage *coverage;
 } ehelf_compile_opts;
 
 /* Compile F into a file image (*IMAGE malloc'd, *LEN bytes).  Returns 0,
  * ERR_NOTFOUND (no unwind tables), ERR_FORMAT / ERR_UNSUPPORTED (from the
- * CFI reader, with the file and offset), or ERR_NOMEM.  STATS may be NULL. */
+ * CFI reader, with the file and offset), or ERR_NOMEM.  OPTS and STATS may
+ * be NULL. */
 int ehelf_compile_elf(elf_file *f, const ehelf_compile_opts *opts,
 		      uint8_t **image, size_t *len, ehelf_compile_stats *stats,
 		      ehelf_err *err);
@@ -62,10 +79,6 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 int ehelf_compile_file(const char *src, const char *out,
 		       const ehelf_compile_opts *opts,
 		       ehelf_compile_stats *stats, ehelf_err *err);
-
-/* Write LEN bytes to PATH atomically.  Returns 0 or ERR_IO. */
-int ehelf_write_atomic(const char *path, const void *data, size_t len,
-		       ehelf_err *err);
 
 void ehelf_compile_stats_free(ehelf_compile_stats *s);
 

@@ -3,10 +3,16 @@
 # into a cache, unpack each once, and print the paths of their regular
 # files (ELF or not: cfi-diff skips what is not an x86_64 ELF).
 #
-# Usage: fetch-packages.sh LIST
+# Usage: fetch-packages.sh [--debs] LIST
+#   --debs: print the paths of the .deb files instead of their contents
 # Cache: $EHELF_TEST_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/ehelf-tests)
 set -eu
-list=${1:?usage: fetch-packages.sh LIST}
+debs_only=0
+if [ "${1:-}" = --debs ]; then
+	debs_only=1
+	shift
+fi
+list=${1:?usage: fetch-packages.sh [--debs] LIST}
 cache=${EHELF_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ehelf-tests}
 debs=$cache/debs
 mkdir -p "$debs" "$cache/unpacked"
@@ -37,6 +43,10 @@ fi
 for p in $pkgs; do
 	for deb in "$debs/${p}"_*.deb; do
 		[ -e "$deb" ] || { echo "fetch-packages: $p missing" >&2; exit 1; }
+		if [ "$debs_only" = 1 ]; then
+			echo "$deb"
+			continue
+		fi
 		dir=$cache/unpacked/$(basename "$deb" .deb)
 		if [ ! -e "$dir/.done" ]; then
 			rm -rf "$dir"

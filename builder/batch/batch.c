@@ -1,0 +1,465 @@
+/* batch.c - see batch.h. */
+#include "batch.h"
+
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../common/buildid.h"
+#include "../../common/elf_file.h"
+#include "../codegen/compile.h"
+#include "db.h"
+#include "progress.h"
+#include "store.h"
+
+/* ---- build-IDs being handled in this run --------------------------------- */
+
+typedef struct claim {
+	char hex[BUILDID_HEX_MAX + 1];
+	bool done;           /* false: a worker is compiling it */
+	char status[16];     /* built, present, no-cfi, failed */
+	char error[256];
+	uint64_t ehelf_bytes;
+	struct claim *next;
+} claim;
+
+enum { CLAIM_BUCKETS = 4096 };
+
+typedef struct shared {
+	const batch_opts *o;
+	const pkg_jobs *jobs;
+	size_t next_job;
+	store st;
+	batch_db *db;
+	pthread_mutex_t lock;     /* everything below, and db */
+	pthread_cond_t claim_done;
+	claim *claims[CLAIM_BUCKETS];
+	batch_summary sum;
+	progress_counts pc;
+	progress prog;
+	int fatal;                /* the first store/db error stops the run */
+	ehelf_err fatal_err;
+} shared;
+
+static size_t claim_hash(const char *hex)
+{
+	uint64_t h = 1469598103934665603ull;
+	while (*hex)
+		h = (h ^ (uint8_t)*hex++) * 1099511628211ull;
+	return (size_t)(h % CLAIM_BUCKETS);
+}
+
+static claim *claim_find(shared *s, const char *hex)
+{
+	for (claim *c = s->claims[claim_hash(hex)]; c; c = c->next)
+		if (!strcmp(c->hex, hex))
+			return c;
+	return NULL;
+}
+
+static claim *claim_add(shared *s, const char *hex)
+{
+	claim *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	snprintf(c->hex, sizeof c->hex, "%s", hex);
+	size_t b = claim_hash(hex);
+	c->next = s->claims[b];
+	s->claims[b] = c;
+	return c;
+}
+
+/* ---- one ELF --------------------------------------------------------------- */
+
+typedef struct elf_job {
+	int64_t package_id;
+	const pkg_meta *meta;
+	const pkg_member *m;
+} elf_job;
+
+/* Size of section NAME (0 if absent or NOBITS); a section that cannot be
+ * read (a truncated file) sets *BAD and the message in ERR. */
+static uint64_t section_bytes(elf_file *f, const char *name, bool *bad,
+			      ehelf_err *err)
+{
+	elf_section s;
+	int rc = elf_file_section(f, name, &s, err);
+	if (rc == ERR_NOTFOUND)
+		return 0;
+	if (rc < 0) {
+		*bad = true;
+		return 0;
+	}
+	return s.nobits ? 0 : s.size;
+}
+
+/* Build-ID of F as hex; *KIND "gnu" or "sha256".  Returns 0 or -1. */
+static int build_id_of(elf_file *f, char *hex, size_t n, const char **kind,
+		       uint8_t *raw, size_t *rawlen)
+{
+	const uint8_t *id;
+	int len = elf_file_build_id(f, &id);
+	if (len > 0) {
+		*kind = "gnu";
+		memcpy(raw, id, (size_t)len);
+		*rawlen = (size_t)len;
+		return buildid_to_hex(id, (size_t)len, hex, n) < 0 ? -1 : 0;
+	}
+	size_t size;
+	const char *image = elf_rawfile(f->elf, &size);
+	uint8_t digest[32];
+	unsigned dlen = 0;
+	if (!image || !EVP_Digest(image, size, digest, &dlen, EVP_sha256(), NULL))
+		return -1;
+	*kind = "sha256";
+	memcpy(raw, digest, 20);
+	*rawlen = 20;
+	return buildid_to_hex(digest, 20, hex, n) < 0 ? -1 : 0;
+}
+
+static void record(shared *s, const db_file *row, const char *hex,
+		   const ehelf_compile_stats *st, const ehelf_coverage *cov,
+		   double ms)
+{
+	ehelf_err err = { 0 };
+	int rc = db_begin(s->db, &err);
+	if (rc == 0 && st)
+		rc = db_put_ehelf(s->db, hex, st, cov, ms, &err);
+	if (rc == 0)
+		rc = db_put_file(s->db, row, &err);
+	if (rc == 0)
+		rc = db_commit(s->db, &err);
+	if (rc < 0 && !s->fatal) {
+		s->fatal = rc;
+		s->fatal_err = err;
+	}
+}
+
+static void count(shared *s, const char *status, uint64_t ehf, uint64_t hdr,
+		  uint64_t written)
+{
+	s->sum.elfs++;
+	s->sum.eh_frame_bytes += ehf;
+	s->sum.eh_frame_hdr_bytes += hdr;
+	s->sum.ehelf_bytes += written;
+	if (!strcmp(status, "built"))
+		s->sum.built++;
+	else if (!strcmp(status, "present"))
+		s->sum.skipped++;
+	else if (!strcmp(status, "no-cfi"))
+		s->sum.no_cfi++;
+	else if (!strcmp(status, "ignored"))
+		s->sum.ignored++;
+	else
+		s->sum.failed++;
+	s->pc.elfs = s->sum.elfs;
+	s->pc.built = s->sum.built;
+	s->pc.present = s->sum.skipped;
+	s->pc.failed = s->sum.failed;
+	s->pc.no_cfi = s->sum.no_cfi;
+	s->pc.eh_frame_bytes = s->sum.eh_frame_bytes;
+	progress_update(&s->prog, &s->pc, false);
+}
+
+/* Compile F (claimed as C, which may be NULL when out of memory), store its
+ * eh_elf and record it; closes F. */
+static void compile_and_record(shared *s, elf_file *f,
+			       db_file *row, const char *hex,
+			       const uint8_t *raw, size_t rawlen, claim *c)
+{
+	ehelf_err err = { 0 };
+	ehelf_coverage *cov = calloc(1, sizeof *cov);
+	ehelf_compile_opts opts = { .build_id = raw, .build_id_len = rawlen,
+				    .coverage = cov };
+	ehelf_compile_stats st = { 0 };
+	uint8_t *image = NULL;
+	size_t len = 0;
+	double t0 = progress_now();
+	int rc = cov ? ehelf_compile_elf(f, &opts, &image, &len, &st, &err)
+		     : err_set(&err, ERR_NOMEM, "out of memory");
+	double ms = (progress_now() - t0) * 1e3;
+	elf_file_close(f);
+	if (rc == 0)
+		rc = store_put(&s->st, hex, image, len, &err);
+	free(image);
+	row->status = rc == 0 ? "built" : rc == ERR_NOTFOUND ? "no-cfi" : "failed";
+	row->error = rc < 0 ? err.msg : NULL;
+	row->ehelf = rc == 0 ? len : 0;
+
+	pthread_mutex_lock(&s->lock);
+	record(s, row, hex, rc == 0 ? &st : NULL, cov, ms);
+	count(s, row->status, row->eh_frame, row->eh_frame_hdr, row->ehelf);
+	if (c) {
+		c->done = true;
+		snprintf(c->status, sizeof c->status, "%s", row->status);
+		snprintf(c->error, sizeof c->error, "%s", row->error ? row->error : "");
+		c->ehelf_bytes = row->ehelf;
+	}
+	pthread_cond_broadcast(&s->claim_done);
+	pthread_mutex_unlock(&s->lock);
+	ehelf_compile_stats_free(&st);
+	free(cov);
+}
+
+static void process_elf(shared *s, const elf_job *j)
+{
+	char name[8192];
+	snprintf(name, sizeof name, "%s:%s", j->meta->source, j->m->path);
+	db_file row = { .package_id = j->package_id, .path = j->m->path };
+	ehelf_err err = { 0 };
+	elf_file f;
+	int rc = j->m->disk_path ? elf_file_open(&f, j->m->disk_path, &err)
+				 : elf_file_open_mem(&f, j->m->data, j->m->size,
+						     name, &err);
+	if (rc < 0) {
+		/* truncated, corrupt, other architectures or relocatable
+		 * objects: recorded, not compiled */
+		row.status = rc == ERR_UNSUPPORTED ? "ignored" : "failed";
+		row.error = err.msg;
+		pthread_mutex_lock(&s->lock);
+		record(s, &row, NULL, NULL, NULL, 0);
+		count(s, row.status, 0, 0, 0);
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	char hex[BUILDID_HEX_MAX + 1];
+	uint8_t raw[64];
+	size_t rawlen = 0;
+	const char *kind = NULL;
+	size_t fsize = 0;
+	if (elf_rawfile(f.elf, &fsize) == NULL)
+		fsize = j->m->size;
+	row.size = fsize;
+	bool bad = false;
+	row.text = section_bytes(&f, ".text", &bad, &err);
+	row.eh_frame = section_bytes(&f, ".eh_frame", &bad, &err);
+	row.eh_frame_hdr = section_bytes(&f, ".eh_frame_hdr", &bad, &err);
+	row.debug_frame = section_bytes(&f, ".debug_frame", &bad, &err);
+	if (bad || build_id_of(&f, hex, sizeof hex, &kind, raw, &rawlen) < 0) {
+		row.status = "failed";
+		row.error = bad ? err.msg : "cannot compute a build-ID";
+		pthread_mutex_lock(&s->lock);
+		record(s, &row, NULL, NULL, NULL, 0);
+		count(s, row.status, row.eh_frame, row.eh_frame_hdr, 0);
+		pthread_mutex_unlock(&s->lock);
+		elf_file_close(&f);
+		return;
+	}
+	row.build_id = hex;
+	row.build_id_kind = kind;
+	if (!row.eh_frame && !row.debug_frame) {
+		/* nothing to compile (e.g. a separate debug file, whose build-ID
+		 * is the stripped binary's): say so whatever the store holds */
+		row.status = "no-cfi";
+		row.error = "no .eh_frame or .debug_frame contents";
+		pthread_mutex_lock(&s->lock);
+		record(s, &row, NULL, NULL, NULL, 0);
+		count(s, row.status, row.eh_frame, row.eh_frame_hdr, 0);
+		pthread_mutex_unlock(&s->lock);
+		elf_file_close(&f);
+		return;
+	}
+
+	/* one compile per build-ID: wait for a worker doing it, or claim it */
+	pthread_mutex_lock(&s->lock);
+	claim *c = claim_find(s, hex);
+	while (c && !c->done)
+		pthread_cond_wait(&s->claim_done, &s->lock);
+	if (!c && db_has_ehelf(s->db, hex) && store_has(&s->st, hex)) {
+		c = claim_add(s, hex);
+		if (c) {
+			c->done = true;
+			snprintf(c->status, sizeof c->status, "present");
+			char path[4096];
+			struct stat sb;
+			if (store_path(&s->st, hex, path, sizeof path) == 0 &&
+			    stat(path, &sb) == 0)
+				c->ehelf_bytes = (uint64_t)sb.st_size;
+		}
+	}
+	if (c && strcmp(c->status, "built") && strcmp(c->status, "present")) {
+		/* an earlier file with this build-ID had no usable unwind
+		 * tables (a separate debug file shares its build-ID with the
+		 * stripped binary): try this one */
+		c->done = false;
+		snprintf(c->status, sizeof c->status, "%s", "");
+		pthread_mutex_unlock(&s->lock);
+		compile_and_record(s, &f, &row, hex, raw, rawlen, c);
+		return;
+	}
+	if (c) { /* known: compiled earlier, in this run or before */
+		row.status = !strcmp(c->status, "built") ? "present" : c->status;
+		row.error = c->error[0] ? c->error : NULL;
+		row.ehelf = c->ehelf_bytes;
+		record(s, &row, NULL, NULL, NULL, 0);
+		count(s, row.status, row.eh_frame, row.eh_frame_hdr, 0);
+		pthread_mutex_unlock(&s->lock);
+		elf_file_close(&f);
+		return;
+	}
+	c = claim_add(s, hex);
+	pthread_mutex_unlock(&s->lock);
+	compile_and_record(s, &f, &row, hex, raw, rawlen, c);
+}
+
+/* ---- one package ----------------------------------------------------------- */
+
+static void process_job(shared *s, const pkg_job *job)
+{
+	double t0 = progress_now();
+	ehelf_err err = { 0 };
+	pkg_reader *r = NULL;
+	int rc = pkg_open(job, &r, &err);
+	pkg_meta failed_meta;
+	const pkg_meta *m;
+	if (rc < 0) { /* an unreadable package is recorded under its file name */
+		memset(&failed_meta, 0, sizeof failed_meta);
+		const char *base = strrchr(job->path, '/');
+		snprintf(failed_meta.name, sizeof failed_meta.name, "%s",
+			 base ? base + 1 : job->path);
+		snprintf(failed_meta.source, sizeof failed_meta.source, "%s",
+			 job->path);
+		failed_meta.format = job->format;
+		m = &failed_meta;
+	} else {
+		m = pkg_get_meta(r);
+	}
+	int64_t id = 0;
+	bool done = false;
+	pthread_mutex_lock(&s->lock);
+	ehelf_err dberr = { 0 };
+	int drc = db_package(s->db, m, &id, &done, &dberr);
+	if (drc < 0 && !s->fatal) {
+		s->fatal = drc;
+		s->fatal_err = dberr;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (drc == 0 && done) {
+		pthread_mutex_lock(&s->lock);
+		s->sum.packages_done_before++;
+		pthread_mutex_unlock(&s->lock);
+	} else if (drc == 0 && rc == 0) {
+		pkg_member mb;
+		while (!s->fatal && (rc = pkg_next_elf(r, &mb, &err)) > 0) {
+			elf_job j = { .package_id = id, .meta = m, .m = &mb };
+			process_elf(s, &j);
+		}
+	}
+	pthread_mutex_lock(&s->lock);
+	if (drc == 0 && !done && !s->fatal) {
+		ehelf_err e2 = { 0 };
+		if (db_package_end(s->db, id, rc < 0 ? "failed" : "done",
+				   rc < 0 ? err.msg : NULL, progress_now() - t0,
+				   &e2) < 0 && !s->fatal) {
+			s->fatal = ERR_IO;
+			s->fatal_err = e2;
+		}
+		s->sum.packages++;
+		if (rc < 0) {
+			s->sum.packages_failed++;
+			if (!s->prog.tty)
+				fprintf(stderr, "ehelf-batch: %s\n", err.msg);
+		}
+	}
+	s->pc.packages_done++;
+	s->pc.input_done += job->size;
+	progress_update(&s->prog, &s->pc, false);
+	pthread_mutex_unlock(&s->lock);
+	pkg_close(r);
+}
+
+static void *worker(void *arg)
+{
+	shared *s = arg;
+	for (;;) {
+		pthread_mutex_lock(&s->lock);
+		size_t i = s->next_job++;
+		bool stop = s->fatal != 0;
+		pthread_mutex_unlock(&s->lock);
+		if (stop || i >= s->jobs->n)
+			return NULL;
+		process_job(s, &s->jobs->v[i]);
+	}
+}
+
+/* ---- sharding and the run -------------------------------------------------- */
+
+static const char *shard_key(const pkg_job *j)
+{
+	const char *slash = strrchr(j->path, '/');
+	return j->format == PKG_INSTALLED || j->format == PKG_DIR || !slash
+	       ? j->path : slash + 1;
+}
+
+void batch_shard(pkg_jobs *jobs, unsigned k, unsigned n)
+{
+	if (n == 0)
+		return;
+	size_t w = 0;
+	for (size_t i = 0; i < jobs->n; i++) {
+		uint64_t h = 1469598103934665603ull;
+		for (const char *p = shard_key(&jobs->v[i]); *p; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		if (h % n == k - 1) {
+			jobs->v[w++] = jobs->v[i];
+		} else {
+			free(jobs->v[i].path);
+			free(jobs->v[i].version);
+			free(jobs->v[i].arch);
+		}
+	}
+	jobs->n = w;
+}
+
+int batch_run(const batch_opts *o, const pkg_jobs *jobs, batch_summary *sum,
+	      ehelf_err *err)
+{
+	shared *s = calloc(1, sizeof *s);
+	if (!s)
+		return err_set(err, ERR_NOMEM, "out of memory");
+	s->o = o;
+	s->jobs = jobs;
+	int rc = store_open(&s->st, o->store, err);
+	if (rc == 0)
+		rc = db_open(&s->db, o->db, err);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->claim_done, NULL);
+	progress_init(&s->prog);
+	s->pc.packages_total = jobs->n;
+	for (size_t i = 0; i < jobs->n; i++)
+		s->pc.input_total += jobs->v[i].size;
+	int n = o->jobs > 0 ? o->jobs : 1;
+	pthread_t *t = calloc((size_t)n, sizeof *t);
+	int started = 0;
+	for (int i = 0; t && i < n; i++)
+		if (pthread_create(&t[i], NULL, worker, s) == 0)
+			started++;
+	if (started == 0)
+		worker(s);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	progress_end(&s->prog, &s->pc);
+	s->sum.seconds = progress_now() - s->prog.start;
+	*sum = s->sum;
+	rc = s->fatal;
+	if (rc < 0 && err)
+		*err = s->fatal_err;
+	db_close(s->db);
+	for (size_t b = 0; b < CLAIM_BUCKETS; b++)
+		for (claim *c = s->claims[b], *next; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->claim_done);
+	free(s);
+	return rc;
+}

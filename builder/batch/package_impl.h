@@ -1,0 +1,25 @@
+/*
+ * package_impl.h - the reader object behind pkg_reader, shared by the
+ * archive and tree implementations (package_archive.c, package_tree.c).
+ */
+#ifndef EHELF_BATCH_PACKAGE_IMPL_H
+#define EHELF_BATCH_PACKAGE_IMPL_H
+
+#include "package.h"
+
+struct pkg_reader {
+	pkg_meta meta;
+	int (*next)(pkg_reader *r, pkg_member *m, ehelf_err *err);
+	void (*close)(pkg_reader *r);
+};
+
+/* "usr/lib/x", "./usr/lib/x" -> "/usr/lib/x" into OUT. */
+void pkg_normalize_path(const char *in, char *out, size_t n);
+
+/* True for the file names of package formats ehelf-batch reads. */
+bool pkg_is_package_name(const char *name);
+
+/* Copy S into a fixed field, truncating. */
+void pkg_set(char *field, size_t n, const char *s);
+
+#endif

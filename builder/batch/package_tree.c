@@ -1,0 +1,141 @@
+/*
+ * package_tree.c - packages whose files are on disk: a plain directory tree
+ * (walked with fts; package files in it are jobs of their own and skipped
+ * here), and a package dpkg says is installed (its file list,
+ * /var/lib/dpkg/info/NAME.list).  Only regular files starting with the ELF
+ * magic are returned; they are read in place.
+ */
+#include <fcntl.h>
+#include <fts.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "package_impl.h"
+
+#ifndef EHELF_DPKG_INFO
+#define EHELF_DPKG_INFO "/var/lib/dpkg/info"
+#endif
+
+typedef struct tree_reader {
+	pkg_reader base;
+	FTS *fts;          /* PKG_DIR */
+	size_t root_len;
+	FILE *list;        /* PKG_INSTALLED */
+	char *line;
+	size_t line_cap;
+	char disk[4096];
+} tree_reader;
+
+
+static bool is_elf_file(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4)
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char magic[4];
+	bool elf = read(fd, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+	close(fd);
+	return elf;
+}
+
+static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
+{
+	tree_reader *r = (tree_reader *)base;
+	if (r->fts) {
+		FTSENT *e;
+		while ((e = fts_read(r->fts)) != NULL) {
+			if (e->fts_info == FTS_DNR || e->fts_info == FTS_ERR)
+				return err_set(err, ERR_IO, "%s: cannot read",
+					       e->fts_path);
+			if (e->fts_info != FTS_F || pkg_is_package_name(e->fts_name) ||
+			    !is_elf_file(e->fts_path))
+				continue;
+			pkg_normalize_path(e->fts_path + r->root_len, m->path,
+					   sizeof m->path);
+			pkg_set(r->disk, sizeof r->disk, e->fts_path);
+			m->disk_path = r->disk;
+			m->data = NULL;
+			m->size = 0;
+			return 1;
+		}
+		return 0;
+	}
+	ssize_t n;
+	while ((n = getline(&r->line, &r->line_cap, r->list)) > 0) {
+		if (r->line[n - 1] == '\n')
+			r->line[--n] = '\0';
+		if (!is_elf_file(r->line))
+			continue;
+		pkg_normalize_path(r->line, m->path, sizeof m->path);
+		pkg_set(r->disk, sizeof r->disk, r->line);
+		m->disk_path = r->disk;
+		m->data = NULL;
+		m->size = 0;
+		return 1;
+	}
+	return 0;
+}
+
+static void tree_close(pkg_reader *base)
+{
+	tree_reader *r = (tree_reader *)base;
+	if (r->fts)
+		fts_close(r->fts);
+	if (r->list)
+		fclose(r->list);
+	free(r->line);
+	free(r);
+}
+
+int pkg_open_tree(const pkg_job *job, pkg_reader **out, ehelf_err *err)
+{
+	tree_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return err_set(err, ERR_NOMEM, "out of memory");
+	r->base.next = tree_next;
+	r->base.close = tree_close;
+	pkg_meta *m = &r->base.meta;
+	m->format = job->format;
+	if (job->format == PKG_DIR) {
+		pkg_set(m->source, sizeof m->source, job->path);
+		const char *slash = strrchr(job->path, '/');
+		pkg_set(m->name, sizeof m->name,
+			slash && slash[1] ? slash + 1 : job->path);
+		char *const roots[] = { job->path, NULL };
+		r->fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
+		r->root_len = strlen(job->path);
+		if (!r->fts) {
+			tree_close(&r->base);
+			return err_set(err, ERR_IO, "%s: cannot walk", job->path);
+		}
+	} else {
+		snprintf(m->source, sizeof m->source, "dpkg:%s", job->path);
+		pkg_set(m->name, sizeof m->name, job->path);
+		char *colon = strchr(m->name, ':');
+		if (colon)
+			*colon = '\0';
+		pkg_set(m->version, sizeof m->version, job->version ? job->version : "");
+		pkg_set(m->arch, sizeof m->arch, job->arch ? job->arch : "");
+		char list[4200];
+		snprintf(list, sizeof list, "%s/%s.list", EHELF_DPKG_INFO, job->path);
+		r->list = fopen(list, "r");
+		if (!r->list) { /* M-A: same packages list as NAME:ARCH */
+			snprintf(list, sizeof list, "%s/%s:%s.list", EHELF_DPKG_INFO,
+				 m->name, m->arch);
+			r->list = fopen(list, "r");
+		}
+		if (!r->list) {
+			tree_close(&r->base);
+			return err_set(err, ERR_IO, "%s: no dpkg file list (%s)",
+				       job->path, list);
+		}
+	}
+	*out = &r->base;
+	return 0;
+}

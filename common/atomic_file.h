@@ -1,0 +1,19 @@
+/*
+ * atomic_file.h - writing a file so that it is either absent or complete,
+ * whatever happens (kill -9, power loss): the bytes go to a temporary file,
+ * are flushed to disk, and the temporary is renamed over the target.
+ */
+#ifndef EHELF_COMMON_ATOMIC_FILE_H
+#define EHELF_COMMON_ATOMIC_FILE_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/* Write LEN bytes to PATH, mode 0644.  The temporary file is created in
+ * TMPDIR (which must be on the same file system), or next to PATH when
+ * TMPDIR is NULL; its name starts with ".tmp-".  Returns 0 or ERR_IO. */
+int atomic_write(const char *path, const char *tmpdir, const void *data,
+		 size_t len, ehelf_err *err);
+
+#endif
