@@ -36,11 +36,12 @@ LIBS := $(PKG_LIBS)
 COMMON_SRC := common/err.c common/elf_file.c common/buildid.c common/atomic_file.c
 CFI_SRC := builder/cfi/eh_pe.c builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c \
            builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
-           builder/cfi/dwarf_op.c builder/cfi/uw_dump.c
+           builder/cfi/dwarf_op.c builder/cfi/uw_dump.c builder/cfi/fde_lookup.c
 CODEGEN_SRC := builder/codegen/x86_asm.c builder/codegen/ruleset.c \
                builder/codegen/lookup_table.c builder/codegen/expr_compile.c \
                builder/codegen/body_gen.c builder/codegen/entry_gen.c \
-               builder/codegen/eh_elf_writer.c builder/codegen/compile.c
+               builder/codegen/summary.c builder/codegen/eh_elf_writer.c \
+               builder/codegen/compile.c
 CORE_SRC := $(COMMON_SRC) $(CFI_SRC) $(CODEGEN_SRC)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
 CORE_LIB := $(B)/lib/libehelf-core.a
@@ -54,9 +55,14 @@ BATCH_LIBS := $(shell pkg-config --libs libarchive sqlite3 libcrypto 2>/dev/null
 PROGRAMS := $(B)/bin/ehelf-compile $(B)/bin/ehelf-batch
 
 # ---- libehelf: the client library -------------------------------------------
-CLIENT_SRC := client-lib/object.c
-CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(COMMON_SRC:%.c=$(B)/obj/%.o)
-CLIENT_LIBS := $(B)/lib/libehelf.a $(B)/lib/libehelf.so $(B)/lib/pkgconfig/libehelf.pc
+CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
+              client-lib/fallback_dwarf.c client-lib/local_read.c \
+              client-lib/summary_step.c client-lib/step_cache.c
+CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/client-lib/getcontext.o \
+              $(COMMON_SRC:%.c=$(B)/obj/%.o) $(B)/obj/builder/cfi/fde_lookup.o \
+              $(B)/obj/builder/cfi/cfi_entry.o $(B)/obj/builder/cfi/eh_pe.o
+CLIENT_LIBS := $(B)/lib/libehelf.a $(B)/lib/libehelf.so $(B)/lib/pkgconfig/libehelf.pc \
+               $(B)/lib/libehelf-unwind.so
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -65,12 +71,16 @@ DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_f
 DIFF_BIN := $(B)/tests/cfi-diff
 
 
-.PHONY: fixtures all deps check check-full unit unit-san repro batch-test corpus corpus-full \
+.PHONY: fixtures all deps check check-full unit unit-san repro batch-test unwind-test corpus corpus-full \
         corpus-san fuzz bench clean run help
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 
 help:
 	@sed -n '2,13p' Makefile
+
+$(B)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -c $< -o $@
 
 # objects are rebuilt when the flags change (SANITIZE, CFLAGS, ...)
 FLAGS_STAMP := $(B)/.cflags
@@ -91,7 +101,16 @@ $(B)/lib/libehelf.a: $(CLIENT_OBJ)
 
 $(B)/lib/libehelf.so: $(CLIENT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf.so.0 -Wl,-z,defs -o $@ $^ $(LIBS) -ldl
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf.so.0 -Wl,-z,defs -o $@ $^ $(LIBS) -ldl -lpthread
+	ln -sf libehelf.so $@.0
+
+# libunwind's local API on ehelf (link instead of -lunwind, or LD_PRELOAD)
+$(B)/lib/libehelf-unwind.so: $(B)/obj/client-lib/unwind_compat.o \
+                             $(B)/obj/client-lib/getcontext_unw.o $(CLIENT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf-unwind.so.0 -Wl,-z,defs -o $@ $^ \
+		$(LIBS) -ldl -lpthread
+	ln -sf libehelf-unwind.so $@.0
 
 $(B)/lib/pkgconfig/libehelf.pc: client-lib/libehelf.pc.in
 	@mkdir -p $(dir $@)
@@ -144,6 +163,63 @@ STORE_CHECK := $(B)/tests/store-check
 $(STORE_CHECK): $(B)/obj/tests/batch/store_check.o $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lsqlite3
+
+# ---- unwinder tests: programs built against libehelf and libunwind ---------
+UNW_DIR := $(B)/tests/unwind
+UNW_SCEN := $(B)/obj/tests/unwind/scenarios.o $(B)/obj/tests/unwind/scenarios_cxx.o
+UNW_DIFF := $(B)/obj/tests/unwind/frame_diff.o
+UNW_BINS := $(UNW_DIR)/compare-libunwind $(UNW_DIR)/compare-libunwind-ibt \
+            $(UNW_DIR)/unw-api-libunwind $(UNW_DIR)/unw-api-libunwind-gcceh \
+            $(UNW_DIR)/unw-api-ehelf $(UNW_DIR)/compare-remote $(UNW_DIR)/sample-compare \
+            $(UNW_DIR)/robustness
+UNW_WORK := $(B)/obj/tests/unwind/workloads.o $(B)/obj/tests/unwind/workloads_cxx.o
+CXX ?= g++
+$(B)/obj/%.o: %.cc $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -fPIC -Wall -Wextra -Werror $(SANFLAGS) -MMD -MP -c $< -o $@
+$(UNW_DIR)/compare-libunwind: $(B)/obj/tests/unwind/compare_libunwind.o $(UNW_SCEN) $(UNW_DIFF) \
+                              $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -rdynamic -o $@ $^ -lunwind $(LIBS) -ldl -lpthread
+$(UNW_DIR)/compare-libunwind-ibt: tests/unwind/compare_libunwind.c tests/unwind/scenarios.c \
+                                  tests/unwind/scenarios_cxx.cc $(UNW_DIFF) \
+                                  $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/compare_libunwind.c -o $@-1.o
+	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/scenarios.c -o $@-2.o
+	$(CXX) -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/scenarios_cxx.cc -o $@-3.o
+	$(CXX) $(ALL_LDFLAGS) -rdynamic -fcf-protection=full -Wl,-z,ibtplt -o $@ $@-1.o $@-2.o \
+		$@-3.o $(UNW_DIFF) $(B)/lib/libehelf.a $(CORE_LIB) -lunwind $(LIBS) -ldl -lpthread
+	rm -f $@-1.o $@-2.o $@-3.o
+$(UNW_DIR)/compare-remote: $(B)/obj/tests/unwind/compare_remote.o $(UNW_SCEN) $(UNW_DIFF) \
+                           $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-ptrace -lunwind-generic -lunwind \
+		$(LIBS) -ldl -lpthread
+$(UNW_DIR)/sample-compare: $(B)/obj/tests/unwind/sample_compare.o $(UNW_WORK) \
+                           $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lgcc_s \
+		-Wl,--pop-state -lunwind -lz -lsqlite3 $(LIBS) -ldl -lpthread
+$(UNW_DIR)/robustness: $(B)/obj/tests/unwind/robustness.o $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+$(UNW_DIR)/unw-api-libunwind: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind -ldl -lpthread
+# the same with libgcc's _Unwind_* ahead of libunwind's (libunwind.so.8
+# exports both): throw goes through the runtime the relinked program uses
+$(UNW_DIR)/unw-api-libunwind-gcceh: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lgcc_s \
+		-Wl,--pop-state -lunwind -ldl -lpthread
+$(UNW_DIR)/unw-api-ehelf: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) $(B)/lib/libehelf-unwind.so
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) \
+		-L$(B)/lib -lehelf-unwind -ldl -lpthread
+
+unwind-test: all $(UNW_BINS)
+	@tests/unwind/run-unwind-tests.sh $(B)
 
 QUIRKS_BIN := $(B)/tests/tool-quirks
 $(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \
@@ -218,6 +294,7 @@ check: deps
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory batch-test
+	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-san
 	@echo "make check: all passed"
@@ -227,12 +304,19 @@ check-full: deps
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory batch-test
+	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory corpus-full
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory fuzz
 	@echo "make check-full: all passed"
 
-bench: deps all $(BENCH_CODEGEN) $(GEN_C)
+BENCH_UNWIND := $(B)/bench/bench-unwind
+$(BENCH_UNWIND): $(B)/obj/bench/bench_unwind.o $(B)/obj/bench/libdw_unwind.o \
+                 $(B)/obj/bench/deep_stack_cxx.o $(UNW_WORK) $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lgcc_s \
+		-Wl,--pop-state -lunwind -lz -lsqlite3 $(LIBS) -ldl -lpthread
+bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND)
 	@bench/run-bench.sh $(B)
 
 # The main job: the eh_elfs of every package installed on this machine (or

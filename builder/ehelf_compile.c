@@ -1,18 +1,22 @@
 /*
  * ehelf-compile - compile an ELF's unwind tables into an eh_elf, or print
- * them (--dump).
+ * them (--dump), or save the running kernel's vDSO as a file to compile
+ * (--extract-vdso).
  *
  * Exit status: 0 success, 1 the input could not be read or compiled, 2 bad
  * usage.
  */
+#include <elf.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 
+#include "../common/atomic_file.h"
 #include "../common/buildid.h"
 #include "../common/elf_file.h"
 #include "cfi/cfi_reader.h"
@@ -23,6 +27,7 @@ static void usage(FILE *out)
 {
 	fputs("Usage: ehelf-compile FILE -o OUT.so [--stats]\n"
 	      "       ehelf-compile --dump [--verbose] FILE\n"
+	      "       ehelf-compile --extract-vdso FILE\n"
 	      "\n"
 	      "Compile the unwind tables (.eh_frame, .debug_frame) of an x86_64\n"
 	      "ELF executable, shared object or separate debug file into an\n"
@@ -38,6 +43,10 @@ static void usage(FILE *out)
 	      "                    notation\n"
 	      "  -v, --verbose     with --dump: also print each FDE's section\n"
 	      "                    offset and each DWARF expression as DW_OP text\n"
+	      "      --extract-vdso FILE  write this kernel's vDSO (an ELF image\n"
+	      "                    mapped into every process, with unwind tables\n"
+	      "                    and a build-ID) to FILE, to compile it like\n"
+	      "                    any other ELF\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
 	      "Exit status: 0 success, 1 unreadable or malformed input, 2 usage.\n",
@@ -147,20 +156,41 @@ static int compile_file(const char *src, const char *out, bool stats,
 	return 0;
 }
 
+/* The vDSO's image as mapped in this process: its ELF header says how far
+ * it extends (the section headers come last). */
+static int extract_vdso(const char *path)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff > (1u << 20) ||
+	    eh->e_shnum > 1024) {
+		fprintf(stderr, "ehelf-compile: this process has no usable vDSO\n");
+		return 1;
+	}
+	size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	ehelf_err err = { 0 };
+	if (atomic_write(path, NULL, eh, size, &err) < 0) {
+		fprintf(stderr, "ehelf-compile: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_BUILD_ID = 256 };
+	enum { OPT_BUILD_ID = 256, OPT_VDSO };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
+		{ "extract-vdso", required_argument, NULL, OPT_VDSO },
 		{ "dump", no_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool dump = false, verbose = false, stats = false;
-	const char *out = NULL;
+	const char *out = NULL, *vdso = NULL;
 	uint8_t id[64];
 	ehelf_compile_opts copts = { 0 };
 	int c;
@@ -178,12 +208,17 @@ int main(int argc, char **argv)
 			}
 			copts.build_id = id;
 			break;
+		case OPT_VDSO: vdso = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	const char *problem = NULL;
-	if (optind != argc - 1)
+	if (vdso && (optind != argc || dump || out || stats))
+		problem = "--extract-vdso takes no other argument";
+	else if (vdso)
+		return extract_vdso(vdso);
+	else if (optind != argc - 1)
 		problem = "expected one FILE";
 	else if (dump && out)
 		problem = "--dump and --output exclude each other";

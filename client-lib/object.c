@@ -16,11 +16,13 @@
 
 #include "../common/elf_file.h"
 #include "include/ehelf.h"
+#include "space.h"
 
 struct ehelf_object {
 	void *handle;
 	ehelf_step_local_fn local;
 	ehelf_step_remote_fn remote;
+	ehelf_describe_fn describe;
 	const struct ehelf_info *info;
 };
 
@@ -31,6 +33,15 @@ const char *ehelf_last_error(void)
 	return last_error;
 }
 
+void ehelf_set_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof last_error, fmt, ap);
+	va_end(ap);
+}
+
+/* ehelf_set_error(), then NULL: for `return fail(...)`. */
 static void *fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void *fail(const char *fmt, ...)
 {
@@ -134,8 +145,9 @@ ehelf_object *ehelf_object_open(const char *path)
 	}
 	o->local = (ehelf_step_local_fn)dlsym(o->handle, "ehelf_step_local");
 	o->remote = (ehelf_step_remote_fn)dlsym(o->handle, "ehelf_step_remote");
+	o->describe = (ehelf_describe_fn)dlsym(o->handle, "ehelf_describe");
 	o->info = dlsym(o->handle, "ehelf_info");
-	if (!o->local || !o->remote || !o->info) {
+	if (!o->local || !o->remote || !o->describe || !o->info) {
 		fail("%s: missing ehelf entry points", path);
 	} else if (o->info->magic != EHELF_INFO_MAGIC ||
 		   o->info->abi_version != note.abi_version ||
@@ -167,6 +179,11 @@ int ehelf_object_step(const ehelf_object *o, uint64_t pc, const ehelf_regs *in,
 		      ehelf_regs *out, ehelf_read_fn read, void *arg)
 {
 	return o->remote(pc, in, out, read, arg);
+}
+
+uint64_t ehelf_object_describe(const ehelf_object *o, uint64_t pc)
+{
+	return o->describe(pc);
 }
 
 int ehelf_object_step_local(const ehelf_object *o, uint64_t pc,

@@ -5,9 +5,9 @@
 set -eu
 
 PACKAGES="
-  gcc make pkg-config binutils libc6-dev
+  gcc g++ make pkg-config binutils libc6-dev gdb
   libelf-dev libdw-dev elfutils
-  libarchive-dev libsqlite3-dev libssl-dev sqlite3
+  libarchive-dev libsqlite3-dev libssl-dev sqlite3 libunwind-dev
   clang libclang-rt-14-dev
   dpkg-dev apt ca-certificates bc
   alien rpm zstd xz-utils

@@ -337,6 +337,10 @@ static void process_job(shared *s, const pkg_job *job)
 		s->fatal_err = dberr;
 	}
 	pthread_mutex_unlock(&s->lock);
+	/* a directory tree can change between runs: it is read again (its
+	 * files whose build-IDs are already built are skipped one by one) */
+	if (done && job->format == PKG_DIR)
+		done = false;
 	if (drc == 0 && done) {
 		pthread_mutex_lock(&s->lock);
 		s->sum.packages_done_before++;

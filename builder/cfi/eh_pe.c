@@ -65,7 +65,10 @@ int eh_pe_read(cursor *c, uint8_t enc, const eh_pe_ctx *ctx, uint64_t *out)
 		enc = DW_EH_PE_absptr | (enc & DW_EH_PE_indirect);
 		break;
 	}
-	default: /* absptr, textrel, datarel: base 0, see eh_pe.h */
+	case DW_EH_PE_datarel:
+		base = ctx->datarel;
+		break;
+	default: /* absptr, textrel: base 0, see eh_pe.h */
 		break;
 	}
 	uint64_t v;

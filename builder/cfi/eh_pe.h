@@ -4,9 +4,10 @@
  *
  * Bases: pcrel is relative to the address of the encoded field; aligned
  * rounds the field's address up to 8 bytes; funcrel is relative to the
- * FDE's initial location (only for fields that follow it); textrel and
- * datarel use base 0, as libgcc's x86_64 unwinder, binutils and libdw do
- * (the psABI names the GOT, but no x86_64 tool chain relies on it).
+ * FDE's initial location (only for fields that follow it); datarel is
+ * relative to `datarel` (0 in .eh_frame, as libgcc's x86_64 unwinder,
+ * binutils and libdw have it; the start of .eh_frame_hdr there); textrel
+ * uses base 0.
  * indirect dereferences the result through `read_u64`.
  */
 #ifndef EHELF_CFI_EH_PE_H
@@ -22,6 +23,7 @@ typedef struct eh_pe_ctx {
 	uint64_t vaddr;       /* its link-time address */
 	bool has_func;        /* funcrel is allowed */
 	uint64_t func;        /* base for funcrel */
+	uint64_t datarel;     /* base for datarel */
 	/* Reads 8 bytes at a link-time address for DW_EH_PE_indirect;
 	 * returns 0 on success.  May be NULL: indirect is then unsupported. */
 	int (*read_u64)(void *arg, uint64_t addr, uint64_t *value);

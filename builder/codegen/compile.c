@@ -213,7 +213,8 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	eh_elf_parts parts = {
 		.blob = blob.a.buf, .blob_size = blob.a.n,
 		.code_size = blob.code_size, .off_local = blob.off_local,
-		.off_remote = blob.off_remote, .off_info = blob.off_info,
+		.off_remote = blob.off_remote, .off_describe = blob.off_describe,
+		.off_info = blob.off_info,
 		.info_size = sizeof info, .build_id = info.build_id,
 		.build_id_len = idlen,
 	};

@@ -10,8 +10,9 @@
 
 enum { PAGE = 0x1000, NPHDR = 5, NSHDR = 9 };
 
-static const char dynstr[] = "\0ehelf_step_local\0ehelf_step_remote\0ehelf_info";
-enum { STR_LOCAL = 1, STR_REMOTE = 18, STR_INFO = 36 };
+static const char dynstr[] =
+	"\0ehelf_step_local\0ehelf_step_remote\0ehelf_info\0ehelf_describe";
+enum { STR_LOCAL = 1, STR_REMOTE = 18, STR_INFO = 36, STR_DESCRIBE = 47 };
 static const char shstr[] =
 	"\0.note.ehelf\0.hash\0.dynsym\0.dynstr\0.text\0.rodata\0.dynamic\0.shstrtab";
 enum { SH_NOTE = 1, SH_HASH = 13, SH_DYNSYM = 19, SH_DYNSTR = 27,
@@ -26,16 +27,16 @@ int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len)
 {
 	if (p->build_id_len > 64)
 		return ERR_ARG;
-	_Static_assert(sizeof dynstr == 47, "dynstr offsets");
+	_Static_assert(sizeof dynstr == 62, "dynstr offsets");
 	/* file layout (offsets == addresses inside the R+X segment) */
 	size_t o_phdr = sizeof(Elf64_Ehdr);
 	size_t o_note = align(o_phdr + NPHDR * sizeof(Elf64_Phdr), 8);
 	size_t note_desc = sizeof(struct ehelf_note) + align(p->build_id_len, 4);
 	size_t note_size = sizeof(Elf64_Nhdr) + 8 /* "ehelf\0" padded */ + note_desc;
 	size_t o_hash = align(o_note + note_size, 8);
-	size_t hash_size = (2 + 1 + 4) * 4;
+	size_t hash_size = (2 + 1 + 5) * 4;
 	size_t o_dynsym = align(o_hash + hash_size, 8);
-	size_t dynsym_size = 4 * sizeof(Elf64_Sym);
+	size_t dynsym_size = 5 * sizeof(Elf64_Sym);
 	size_t o_dynstr = o_dynsym + dynsym_size;
 	size_t o_blob = align(o_dynstr + sizeof dynstr, 64);
 	size_t end_rx = o_blob + p->blob_size;
@@ -102,8 +103,8 @@ int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len)
 	if (p->build_id_len)
 		memcpy(desc + sizeof note, p->build_id, p->build_id_len);
 
-	/* DT_HASH with one bucket chaining the three symbols */
-	uint32_t hash[] = { 1, 4, 3, 0, 0, 1, 2 };
+	/* DT_HASH with one bucket chaining the four symbols */
+	uint32_t hash[] = { 1, 5, 4, 0, 0, 1, 2, 3 };
 	memcpy(f + o_hash, hash, sizeof hash);
 
 	Elf64_Sym *sym = (Elf64_Sym *)(f + o_dynsym);
@@ -116,6 +117,8 @@ int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len)
 			      .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT),
 			      .st_shndx = 6, .st_value = o_blob + p->off_info,
 			      .st_size = p->info_size };
+	sym[4] = (Elf64_Sym){ .st_name = STR_DESCRIBE, .st_info = func,
+			      .st_shndx = 5, .st_value = o_blob + p->off_describe };
 	memcpy(f + o_dynstr, dynstr, sizeof dynstr);
 	memcpy(f + o_blob, p->blob, p->blob_size);
 

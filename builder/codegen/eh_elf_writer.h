@@ -3,7 +3,7 @@
  * object of ehelf_abi.h: ELF header, program headers (PT_LOAD R+X for
  * everything but .dynamic, PT_LOAD RW for .dynamic, PT_DYNAMIC, PT_NOTE,
  * PT_GNU_STACK non-executable), the ehelf note, DT_HASH/.dynsym/.dynstr
- * for the three exported symbols, and section headers for inspection.
+ * for the four exported symbols, and section headers for inspection.
  *
  * The output depends only on the inputs: no time, path or host enters it.
  */
@@ -17,7 +17,7 @@ typedef struct eh_elf_parts {
 	const uint8_t *blob;      /* code, then read-only data */
 	size_t blob_size;
 	size_t code_size;         /* [0, code_size) is .text, the rest .rodata */
-	size_t off_local, off_remote, off_info, info_size;
+	size_t off_local, off_remote, off_describe, off_info, info_size;
 	const uint8_t *build_id;  /* source build-ID (may be NULL if len 0) */
 	size_t build_id_len;
 } eh_elf_parts;

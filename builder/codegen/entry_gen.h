@@ -1,6 +1,7 @@
 /*
- * entry_gen.h - the code and tables of an eh_elf: both entry points (copy
- * in to out, look the pc up, jump to the rule body), their exits, the
+ * entry_gen.h - the code and tables of an eh_elf: both step entry points
+ * (copy in to out, look the pc up, jump to the rule body), the describe
+ * entry point (look the pc up, return its summary), their exits, the
  * remote read helper, every rule body in both modes, and the lookup tables
  * and ehelf_info they use, as one position-independent blob.
  */
@@ -24,7 +25,7 @@ typedef struct gen_unsupported {
 typedef struct gen_blob {
 	x86_asm a;              /* code then data; a.buf/a.n is the blob */
 	size_t code_size;       /* the code part, then tables */
-	size_t off_local, off_remote, off_info;
+	size_t off_local, off_remote, off_describe, off_info;
 	gen_unsupported *unsup; /* one per unsupported rule set */
 	size_t nunsup;
 } gen_blob;

@@ -62,8 +62,129 @@ EHELF_API int ehelf_object_step_local(const ehelf_object *o, uint64_t pc,
 				      const ehelf_regs *in, ehelf_regs *out,
 				      uint64_t stack_lo, uint64_t stack_hi);
 
+/* The eh_elf's summary of the row covering PC (ehelf_describe in
+ * ehelf_abi.h): a nonzero word when the row's rules are of the common kinds
+ * (the unwinder below caches these and steps such frames itself), 0 when
+ * only a step entry point can unwind it. */
+EHELF_API uint64_t ehelf_object_describe(const ehelf_object *o, uint64_t pc);
+
 /* "not covered", "read failed", ... for a status code. */
 EHELF_API const char *ehelf_status_str(int status);
+
+/* ---- address spaces ---------------------------------------------------
+ *
+ * An ehelf_space holds the modules (mapped ELF files) of one process: their
+ * runtime ranges, load biases, paths and build-IDs, and for each, once
+ * resolved, its eh_elf.  eh_elfs are looked up by build-ID in the store
+ * layout ROOT/.build-id/XX/REST.so under each directory of $EHELF_PATH
+ * (colon-separated) and then /usr/lib/ehelf; the eh_elf's recorded build-ID
+ * must be the module's.  An eh_elf is loaded once per process and shared
+ * by every space.  Modules without one are unwound by libdw's DWARF CFI.
+ *
+ * Building a space (the *_add / *_load calls) allocates and takes locks;
+ * unwinding with a finished space does neither for modules that have an
+ * eh_elf (see ehelf_unwind_local).  A space must not be changed while
+ * another thread unwinds with it.
+ */
+typedef struct ehelf_space ehelf_space;
+
+typedef struct ehelf_module_desc {
+	uint64_t start, end;     /* runtime addresses of its code, [start, end) */
+	uint64_t bias;           /* runtime address - link-time address */
+	const char *path;        /* the ELF file (build-ID, DWARF fallback); may be NULL */
+	const uint8_t *build_id; /* NULL: read from the file at PATH */
+	size_t build_id_len;
+} ehelf_module_desc;
+
+EHELF_API ehelf_space *ehelf_space_new(void);
+EHELF_API void ehelf_space_free(ehelf_space *s);
+
+/* Add one module (snapshots: perf.data, core files).  Returns 0 or a
+ * negative EHELF_E_* / errno-style code; ehelf_last_error() says why. */
+EHELF_API int ehelf_space_add_module(ehelf_space *s,
+				     const ehelf_module_desc *m);
+
+/* Add the modules of this process (dl_iterate_phdr), or of process PID
+ * (/proc/PID/maps and the mapped files' program headers). */
+EHELF_API int ehelf_space_load_self(ehelf_space *s);
+EHELF_API int ehelf_space_load_pid(ehelf_space *s, int pid);
+
+/* Number of modules, and how many have an eh_elf. */
+EHELF_API int ehelf_space_modules(const ehelf_space *s, int *with_ehelf);
+
+/* ---- unwinding -------------------------------------------------------- */
+
+enum ehelf_frame_path {
+	EHELF_PATH_FIRST = 0,   /* the initial registers: no step was needed */
+	EHELF_PATH_EHELF = 1,   /* stepped with the module's eh_elf */
+	EHELF_PATH_DWARF = 2,   /* stepped with libdw's DWARF CFI (no eh_elf) */
+};
+
+enum ehelf_frame_flags {
+	EHELF_FRAME_SIGNAL = 1, /* reached through a signal frame: pc is exact */
+};
+
+typedef struct ehelf_frame {
+	uint64_t pc;        /* runtime pc (a return address above frame 0) */
+	uint64_t sp;        /* rsp in that frame */
+	uint32_t path;      /* enum ehelf_frame_path: how this frame was reached */
+	uint32_t flags;     /* enum ehelf_frame_flags */
+} ehelf_frame;
+
+/* Unwinding flags. */
+enum {
+	/* stop at a frame whose module has no eh_elf instead of using libdw
+	 * (which allocates): what a signal handler wants */
+	EHELF_UNWIND_NO_FALLBACK = 1,
+};
+
+/*
+ * Unwind from INITIAL (rip and rsp at least; other registers as valid
+ * says) through memory read by READ(ARG, addr, &value): another process,
+ * or a snapshot.  Fills up to MAX frames, frame 0 being INITIAL; returns
+ * their number (>= 1 when rip is valid), or a negative EHELF_E_* code.
+ * Unwinding stops at the outermost frame, at a pc in no module, when a
+ * frame cannot be unwound (the frames so far are returned), when the stack
+ * pointer does not move up (except through signal frames), and at MAX.
+ * Caller frames are looked up at pc - 1, except after a signal frame.
+ */
+EHELF_API int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
+			   ehelf_read_fn read, void *arg, ehelf_frame *frames,
+			   int max, unsigned flags);
+
+/*
+ * The same in this process: memory is read directly, within the pages of
+ * the calling thread's stack already known to be readable; any other
+ * address is first checked with process_vm_readv(2), so a corrupt stack or
+ * bad CFI cannot crash the process.  Async-signal-safe (no allocation, no
+ * lock) when every module met has an eh_elf, or with
+ * EHELF_UNWIND_NO_FALLBACK.
+ */
+EHELF_API int ehelf_unwind_local(const ehelf_space *s,
+				 const ehelf_regs *initial,
+				 ehelf_frame *frames, int max, unsigned flags);
+
+/* The registers of the caller of ehelf_getcontext, as they are just after
+ * it returns (rip: its return address; rsp: above it). */
+EHELF_API int ehelf_getcontext(ehelf_regs *r);
+
+/* The registers of the interrupted code from a signal handler's third
+ * argument (a ucontext_t *). */
+EHELF_API void ehelf_regs_from_ucontext(ehelf_regs *r, const void *uc);
+
+/*
+ * backtrace(3) for this thread: up to MAX return addresses of the calling
+ * function's callers (the caller of ehelf_backtrace first), returned as
+ * the number stored.  Uses a process-wide space built on first use
+ * (dl_iterate_phdr) and rebuilt when libraries are loaded or unloaded;
+ * async-signal-safe once built, like ehelf_unwind_local with
+ * EHELF_UNWIND_NO_FALLBACK.  At most 1023 frames.
+ */
+EHELF_API int ehelf_backtrace(void **ips, int max);
+
+/* Build (or rebuild) the process-wide space now, outside a signal
+ * handler.  Returns 0 or a negative code. */
+EHELF_API int ehelf_backtrace_init(void);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /*
- * ehelf_abi.h - the eh_elf binary interface, version 1.
+ * ehelf_abi.h - the eh_elf binary interface, version 2.
  *
  * An eh_elf is a self-contained x86_64 ELF shared object (ET_DYN, no
  * DT_NEEDED, no relocations, no constructors, no TEXTREL, non-executable
@@ -11,11 +11,12 @@
  *  - a PT_NOTE with one note, name "ehelf", type EHELF_NOTE_SOURCE, whose
  *    descriptor is struct ehelf_note followed by the source's GNU build-ID
  *    bytes (so a file can be checked before it is mapped);
- *  - three dynamic symbols:
+ *  - four dynamic symbols:
  *      ehelf_info         const struct ehelf_info (the same facts, and
  *                         table statistics);
  *      ehelf_step_local   ehelf_step_local_fn
  *      ehelf_step_remote  ehelf_step_remote_fn
+ *      ehelf_describe     ehelf_describe_fn (since version 2)
  *
  * Both entry points unwind one frame: given the pc (link-time address in
  * the source, used as given: callers apply pc-1 for return addresses) and
@@ -39,6 +40,27 @@
  *    &value), which returns 0 on success; deref_size reads 8 bytes and
  *    keeps the low ones.
  * Return values are the EHELF_STEP... codes below.
+ *
+ * ehelf_describe(pc) summarises the row covering pc in one 64-bit word when
+ * its rules are of the common kinds, so that an unwinder can keep the
+ * summary (keyed by pc) and step such frames without calling the eh_elf
+ * again; it returns 0 for any other row and for a pc no row covers (call
+ * a step entry point then).  A row is summarised when:
+ *  - its FDE is not a signal frame;
+ *  - CFA = rsp + N or rbp + N, N a multiple of 8 in [-16384, 16376];
+ *  - the return address (column 16) is saved at CFA + M;
+ *  - rbx, rbp and r12..r15 have no rule, the same-value rule or are saved
+ *    at CFA + M; every other column has no rule or the same-value rule;
+ * each M a multiple of 8 in [-504, 504].  Applying a summary means, as the
+ * step entry points would: out = in (EHELF_SIGNAL_FRAME cleared); rsp =
+ * CFA (the CFA register must be valid, else EHELF_E_BADREG); each saved
+ * register and rip loaded from CFA + M and marked valid.  The layout:
+ *   bit 0          EHELF_SUM_OK, set in every summary;
+ *   bit 1          EHELF_SUM_CFA_RBP: the CFA is based on rbp, else rsp;
+ *   bits 2..13     N / 8, two's complement;
+ *   bits 14 + 7k.. slot k (0..6: rip, rbx, rbp, r12, r13, r14, r15): M / 8
+ *                  as 7-bit two's complement, or EHELF_SUM_KEEP (-64) for
+ *                  a register whose value is kept.
  */
 #ifndef EHELF_ABI_H
 #define EHELF_ABI_H
@@ -49,7 +71,7 @@
 extern "C" {
 #endif
 
-#define EHELF_ABI_VERSION 1
+#define EHELF_ABI_VERSION 2
 #define EHELF_NOTE_NAME "ehelf"
 #define EHELF_NOTE_SOURCE 1
 #define EHELF_INFO_MAGIC 0x464c4845u /* "EHLF" */
@@ -92,6 +114,21 @@ typedef int (*ehelf_step_local_fn)(uint64_t pc, const ehelf_regs *in,
 typedef int (*ehelf_step_remote_fn)(uint64_t pc, const ehelf_regs *in,
 				    ehelf_regs *out, ehelf_read_fn read,
 				    void *arg);
+
+typedef uint64_t (*ehelf_describe_fn)(uint64_t pc);
+
+/* The summary word of ehelf_describe (see above). */
+#define EHELF_SUM_OK 1ull
+#define EHELF_SUM_CFA_RBP 2ull
+#define EHELF_SUM_CFA_SHIFT 2
+#define EHELF_SUM_CFA_BITS 12
+#define EHELF_SUM_SLOT_SHIFT 14
+#define EHELF_SUM_SLOT_BITS 7
+#define EHELF_SUM_SLOTS 7
+#define EHELF_SUM_KEEP 0x40   /* a slot's value for "kept" */
+/* The register of each slot, in order. */
+#define EHELF_SUM_SLOT_REGS \
+	{ EHELF_RIP, EHELF_RBX, EHELF_RBP, EHELF_R12, EHELF_R13, EHELF_R14, EHELF_R15 }
 
 /* Descriptor of the EHELF_NOTE_SOURCE note; the build-ID bytes follow. */
 struct ehelf_note {

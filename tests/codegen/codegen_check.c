@@ -8,6 +8,8 @@
  * bit, with ir_eval_row() on the row's rules.  Also: addresses no FDE
  * covers must answer "not covered"; rows whose rule set did not compile
  * must answer "unsupported", and be as many as the compiler reported.
+ * Where ehelf_describe summarises a row, the summary applied by the client
+ * library (summary_step) must give the same result too.
  * Where FDEs overlap (the same function in .eh_frame and .debug_frame, or
  * a broken link), an address belongs to the covering FDE that starts first
  * (the earlier one in the file on a tie), as the lookup table decides;
@@ -26,13 +28,14 @@
 #include "../../builder/cfi/uw_dump.h"
 #include "../../builder/codegen/compile.h"
 #include "../../client-lib/include/ehelf.h"
+#include "../../client-lib/summary_step.h"
 #include "../common/corpus_run.h"
 #include "ir_eval.h"
 
 typedef struct counters {
 	uint64_t files, skipped, no_cfi, fdes, rows, overlap_rows;
 	uint64_t pcs, mismatches, unsupported_rows, unsupported_expected;
-	uint64_t not_covered_checks, errors;
+	uint64_t not_covered_checks, errors, summarised;
 	uint64_t status[8];   /* results by status: 1-EHELF_E_BOUNDS .. */
 } counters;
 
@@ -143,7 +146,12 @@ static bool check_pc(const ehelf_object *o, const uw_fde *fde,
 	for (int variant = 0; variant < 2; variant++) {
 		ehelf_regs in, want, got;
 		make_regs(&in, pc, seed, variant);
-		for (int mode = 0; mode < 2; mode++) {
+		/* modes: the local and remote entry points, and the row's
+		 * summary (ehelf_describe) applied by the client library */
+		uint64_t sum = ehelf_object_describe(o, pc);
+		for (int mode = 0; mode < 3; mode++) {
+			if (mode == 2 && !sum)
+				break;
 			ir_mem m = { .local = mode == 0,
 				     .lo = (uint64_t)(uintptr_t)mem,
 				     .hi = (uint64_t)(uintptr_t)mem + MEM_SIZE,
@@ -151,8 +159,11 @@ static bool check_pc(const ehelf_object *o, const uw_fde *fde,
 			memset(&got, 0x5a, sizeof got);
 			int gs = mode == 0
 				 ? ehelf_object_step_local(o, pc, &in, &got, m.lo, m.hi)
-				 : ehelf_object_step(o, pc, &in, &got, read_mem, NULL);
+				 : mode == 1
+				 ? ehelf_object_step(o, pc, &in, &got, read_mem, NULL)
+				 : summary_step(sum, &in, &got, 0, 0, read_mem, NULL);
 			c->pcs++;
+			c->summarised += mode == 2;
 			status_count(c, gs);
 			if (gs == EHELF_E_UNSUPPORTED) {
 				*unsupported = true;
@@ -176,7 +187,8 @@ static bool check_pc(const ehelf_object *o, const uw_fde *fde,
 						got.r[i], want.r[i]);
 			REPORT("MISMATCH %s pc 0x%" PRIx64 " (%s, variant %d): "
 			       "status %d want %d, valid %x want %x%s\n", path, pc,
-			       mode ? "remote" : "local", variant, gs, ws,
+			       mode == 2 ? "summary" : mode ? "remote" : "local",
+			       variant, gs, ws,
 			       got.valid, want.valid, text);
 			if (reported <= opt.max_report) {
 				uw_fde one = *fde;
@@ -282,7 +294,8 @@ static void check_file(const char *path, uint64_t *cw)
 		int a = ehelf_object_step(o, pc, &in, &out, read_mem, NULL);
 		int b = ehelf_object_step_local(o, pc, &in, &out, 0, UINT64_MAX);
 		c->not_covered_checks++;
-		if (a != EHELF_E_NOT_COVERED || b != EHELF_E_NOT_COVERED) {
+		if (a != EHELF_E_NOT_COVERED || b != EHELF_E_NOT_COVERED ||
+		    ehelf_object_describe(o, pc) != 0) {
 			REPORT("MISMATCH %s pc 0x%" PRIx64 ": not covered, but "
 			       "status %d/%d\n", path, pc, a, b);
 			c->mismatches++;
@@ -356,9 +369,10 @@ int main(int argc, char **argv)
 	       PRIu64 " without CFI, %" PRIu64 " other files skipped), %" PRIu64
 	       " FDEs, %" PRIu64 " rows\n", s.files, s.no_cfi, s.skipped,
 	       s.fdes, s.rows);
-	printf("  %" PRIu64 " steps compared (each pc: local and remote, all "
-	       "registers valid and some not), %" PRIu64 " mismatching rows\n",
-	       s.pcs, s.mismatches);
+	printf("  %" PRIu64 " steps compared (each pc: local and remote, and "
+	       "the row's summary where it has one; all registers valid and "
+	       "some not), %" PRIu64 " through summaries, %" PRIu64
+	       " mismatching rows\n", s.pcs, s.summarised, s.mismatches);
 	printf("  statuses: step %" PRIu64 ", outermost %" PRIu64 ", read %"
 	       PRIu64 ", bounds %" PRIu64 ", badreg %" PRIu64 ", expr %" PRIu64
 	       "\n", s.status[1], s.status[0], s.status[3], s.status[7],
@@ -371,7 +385,8 @@ int main(int argc, char **argv)
 	printf("  errors: %" PRIu64 "%s\n", s.errors,
 	       dead ? " (and a worker died)" : "");
 	bool ok = !s.mismatches && !s.errors && !dead &&
-		  s.unsupported_rows <= s.unsupported_expected;
+		  s.unsupported_rows <= s.unsupported_expected &&
+		  (s.summarised > 0 || s.rows == 0);
 	printf("codegen-check: %s\n", ok ? "PASS" : "FAIL");
 	corpus_opts_free(&opt);
 	return ok ? 0 : 1;

@@ -1,0 +1,137 @@
+/*
+ * cached_step.h - stepping a frame through its address space's step cache
+ * (step_cache.h): the hot path of local and remote unwinding, inlined into
+ * the unwinding loop (unwind.c) so that rip, rsp, rbp and valid stay in
+ * machine registers from frame to frame.
+ */
+#ifndef EHELF_CLIENT_CACHED_STEP_H
+#define EHELF_CLIENT_CACHED_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "local_read.h"
+#include "space.h"
+#include "step_cache.h"
+
+/* [lo, lo + span8]: the addresses of the 8-byte words inside the known
+ * stack range K.  With no range (remote unwinding) or one too short, the
+ * window is a single harmless word of our own, which no step computes. */
+extern const uint64_t ehelf_no_window; /* unwind.c */
+
+static inline void direct_window(const local_range *k, uint64_t *lo,
+				 uint64_t *span8)
+{
+	if (k && k->hi >= k->lo + 8) {
+		*lo = k->lo;
+		*span8 = k->hi - k->lo - 8;
+	} else {
+		*lo = (uint64_t)(uintptr_t)&ehelf_no_window;
+		*span8 = 0;
+	}
+}
+
+/* The slots of a step cache entry's b: byte K for register REG (rbp, byte
+ * 2, is handled apart: it is one of the loop's locals). */
+#define CACHE_SLOTS(X)                                                          \
+	X(1, EHELF_RBX) X(3, EHELF_R12) X(4, EHELF_R13) X(5, EHELF_R14)        \
+	X(6, EHELF_R15)
+#define RBP_SLOT(b) ((int8_t)(uint8_t)((b) >> 16))
+
+/*
+ * One step of the frame in *R through the step cache, in place: true, or
+ * false (*R unchanged) when the frame's row is not cached or anything is
+ * unusual (a register missing, a load that fails, the outermost frame, a
+ * stack going down): unwind_step then does it the complete way and tells
+ * why.  Every load lies within the entry's [lowest, highest] span, so two
+ * checks tell whether they are all inside the known stack, the window
+ * [LO, LO + SPAN8] of direct_window(), and are read directly; otherwise
+ * they go through the reader (remote unwinding) or the complete way
+ * (local: it grows the known range).
+ *
+ * Only rip, rsp, rbp and valid take part from frame to frame; the loop
+ * keeps them in locals (machine registers), the other registers in R.
+ */
+static inline __attribute__((always_inline)) bool
+cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
+	    uint32_t *valid, ehelf_regs *r, bool exact, uint64_t lo,
+	    uint64_t span8, const reader *rd)
+{
+	const step_cache_entry *e = step_cache_slot(s->cache, *rip);
+	uint64_t a = __atomic_load_n(&e->a, __ATOMIC_RELAXED);
+	uint64_t b = __atomic_load_n(&e->b, __ATOMIC_RELAXED);
+	uint64_t key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
+	if (!b || (key ^ a ^ b) != *rip - !exact)
+		return false;
+	bool from_rbp = b & STEP_CACHE_CFA_RBP;
+	if (from_rbp && !((*valid >> EHELF_RBP) & 1))
+		return false;
+	uint64_t base = from_rbp ? *rbp : *rsp;
+	uint64_t cfa = base + (uint64_t)STEP_CACHE_CFA(a);
+	uint32_t v = *valid | (1u << EHELF_RSP) | (1u << EHELF_RIP);
+	uint64_t first = base + (uint64_t)STEP_CACHE_LOWEST(a);
+	uint64_t last = base + (uint64_t)STEP_CACHE_HIGHEST(a);
+	uint64_t nrip, nrbp = *rbp;
+	if (first - lo <= span8 && last - lo <= span8) {
+		memcpy(&nrip, (const void *)(uintptr_t)(base + (uint64_t)STEP_CACHE_RA(a)), 8);
+		if (nrip == 0 || cfa <= *rsp)
+			return false;
+#define DIRECT(K, REG)                                                          \
+		{                                                               \
+			int8_t w_ = (int8_t)(uint8_t)(b >> (8 * (K)));          \
+			if ((uint8_t)w_ != STEP_CACHE_KEPT) {                   \
+				memcpy(&r->r[REG], (const void *)(uintptr_t)    \
+				       (cfa + (uint64_t)(int64_t)w_ * 8), 8);   \
+				v |= 1u << (REG);                               \
+			}                                                       \
+		}
+		CACHE_SLOTS(DIRECT)
+#undef DIRECT
+		if ((uint8_t)RBP_SLOT(b) != STEP_CACHE_KEPT) {
+			memcpy(&nrbp, (const void *)(uintptr_t)
+			       (cfa + (uint64_t)(int64_t)RBP_SLOT(b) * 8), 8);
+			v |= 1u << EHELF_RBP;
+		}
+	} else if (!rd->local) {
+		/* through the reader: everything read before anything is
+		 * written, since a read may fail */
+		uint64_t got[7];
+		if (rd->read(rd->arg, base + (uint64_t)STEP_CACHE_RA(a), &got[0]) != 0)
+			return false;
+		nrip = got[0];
+		if (nrip == 0 || cfa <= *rsp)
+			return false;
+#define READ(K, REG)                                                            \
+		{                                                               \
+			int8_t w_ = (int8_t)(uint8_t)(b >> (8 * (K)));          \
+			if ((uint8_t)w_ != STEP_CACHE_KEPT &&                   \
+			    rd->read(rd->arg, cfa + (uint64_t)(int64_t)w_ * 8,  \
+				     &got[K]) != 0)                             \
+				return false;                                   \
+		}
+		CACHE_SLOTS(READ)
+		READ(2, EHELF_RBP)
+#undef READ
+#define COMMIT(K, REG)                                                          \
+		if ((uint8_t)(b >> (8 * (K))) != STEP_CACHE_KEPT) {             \
+			r->r[REG] = got[K];                                     \
+			v |= 1u << (REG);                                       \
+		}
+		CACHE_SLOTS(COMMIT)
+#undef COMMIT
+		if ((uint8_t)RBP_SLOT(b) != STEP_CACHE_KEPT) {
+			nrbp = got[2];
+			v |= 1u << EHELF_RBP;
+		}
+	} else {
+		return false;
+	}
+	*rip = nrip;
+	*rsp = cfa;
+	*rbp = nrbp;
+	*valid = v;
+	return true;
+}
+
+#endif

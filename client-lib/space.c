@@ -1,0 +1,417 @@
+/*
+ * space.c - address spaces: modules from dl_iterate_phdr, /proc/PID/maps or
+ * the caller; each resolved to its eh_elf by build-ID through the search
+ * path ($EHELF_PATH, then /usr/lib/ehelf).  eh_elfs are loaded once per
+ * process: a global cache shares them between spaces, refcounted.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/buildid.h"
+#include "../common/elf_file.h"
+#include "fallback_dwarf.h"
+#include "space.h"
+
+/* ---- the process-wide cache of eh_elfs ------------------------------------ */
+
+typedef struct cached_object {
+	char hex[BUILDID_HEX_MAX + 1];
+	ehelf_object *obj;
+	unsigned refs;
+	struct cached_object *next;
+} cached_object;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cached_object *cache;
+
+const ehelf_object *module_object(const module *m)
+{
+	return m->eh ? m->eh->obj : NULL;
+}
+
+/* The eh_elf for HEX from the search path, shared; NULL if none. */
+static cached_object *cache_get(const char *hex)
+{
+	pthread_mutex_lock(&cache_lock);
+	for (cached_object *c = cache; c; c = c->next)
+		if (!strcmp(c->hex, hex)) {
+			c->refs++;
+			pthread_mutex_unlock(&cache_lock);
+			return c;
+		}
+	const char *env = getenv("EHELF_PATH");
+	char *path = env ? strdup(env) : NULL;
+	char *dirs[64];
+	int nd = 0;
+	for (char *save = NULL, *d = path ? strtok_r(path, ":", &save) : NULL;
+	     d && nd < 63; d = strtok_r(NULL, ":", &save))
+		if (*d)
+			dirs[nd++] = d;
+	dirs[nd++] = "/usr/lib/ehelf";
+	ehelf_object *obj = NULL;
+	for (int i = 0; i < nd && !obj; i++) {
+		char file[4096];
+		struct stat st;
+		if (buildid_store_path(dirs[i], hex, file, sizeof file) < 0 ||
+		    stat(file, &st) < 0)
+			continue;
+		obj = ehelf_object_open(file);
+		if (!obj)
+			continue;
+		const struct ehelf_info *info = ehelf_object_info(obj);
+		char got[BUILDID_HEX_MAX + 1];
+		if (buildid_to_hex(info->build_id, info->build_id_len, got,
+				   sizeof got) < 0 || strcmp(got, hex) != 0) {
+			ehelf_set_error("%s: records build-ID %s, not %s", file,
+					got, hex);
+			ehelf_object_close(obj);
+			obj = NULL;
+		}
+	}
+	free(path);
+	cached_object *c = NULL;
+	if (obj && (c = calloc(1, sizeof *c)) != NULL) {
+		snprintf(c->hex, sizeof c->hex, "%s", hex);
+		c->obj = obj;
+		c->refs = 1;
+		c->next = cache;
+		cache = c;
+	} else if (obj) {
+		ehelf_object_close(obj);
+	}
+	pthread_mutex_unlock(&cache_lock);
+	return c;
+}
+
+static void cache_put(cached_object *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	if (--c->refs == 0) {
+		cached_object **p = &cache;
+		while (*p != c)
+			p = &(*p)->next;
+		*p = c->next;
+		ehelf_object_close(c->obj);
+		free(c);
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* ---- spaces --------------------------------------------------------------- */
+
+ehelf_space *ehelf_space_new(void)
+{
+	ehelf_space *s = calloc(1, sizeof *s);
+	if (s && !(s->cache = calloc(STEP_CACHE_SIZE, sizeof *s->cache))) {
+		free(s);
+		s = NULL;
+	}
+	if (!s)
+		ehelf_set_error("out of memory");
+	return s;
+}
+
+struct elf_file *module_elf(module *m)
+{
+	if (m->elf)
+		return m->elf;
+	elf_file *f = calloc(1, sizeof *f);
+	ehelf_err err;
+	if (f && (m->path ? elf_file_open(f, m->path, &err)
+			  : m->image ? elf_file_open_mem(f, m->image, m->image_size,
+							 "[vdso]", &err)
+				     : ERR_NOTFOUND) == 0)
+		m->elf = f;
+	else
+		free(f);
+	return m->elf;
+}
+
+static void module_free(module *m)
+{
+	cache_put(m->eh);
+	if (m->elf) {
+		elf_file_close(m->elf);
+		free(m->elf);
+	}
+	if (m->dw)
+		dwarf_module_close(m->dw);
+	pthread_mutex_destroy(&m->dw_lock);
+	free(m->path);
+	free(m);
+}
+
+void ehelf_space_free(ehelf_space *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		module_free(s->mods[i]);
+	free(s->mods);
+	free(s->starts);
+	free(s->cache);
+	free(s);
+}
+
+const module *space_find(const ehelf_space *s, uint64_t pc)
+{
+	if (!s->n || pc < s->starts[0])
+		return NULL;
+	/* the last start <= pc: a branchless binary search (conditional
+	 * moves, no mispredictions) */
+	const uint64_t *base = s->starts;
+	size_t n = s->n;
+	while (n > 1) {
+		size_t half = n / 2;
+		base = base[half] <= pc ? base + half : base;
+		n -= half;
+	}
+	const module *m = s->mods[base - s->starts];
+	return pc < m->end ? m : NULL;
+}
+
+int ehelf_space_modules(const ehelf_space *s, int *with_ehelf)
+{
+	int n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += s->mods[i]->eh != NULL;
+	if (with_ehelf)
+		*with_ehelf = n;
+	return (int)s->n;
+}
+
+static int insert(ehelf_space *s, module *m)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 32;
+		module **v = realloc(s->mods, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		s->mods = v;
+		uint64_t *st = realloc(s->starts, cap * sizeof *st);
+		if (!st)
+			return -ENOMEM;
+		s->starts = st;
+		s->cap = cap;
+	}
+	size_t i = s->n;
+	while (i > 0 && s->mods[i - 1]->start > m->start) {
+		s->mods[i] = s->mods[i - 1];
+		s->starts[i] = s->starts[i - 1];
+		i--;
+	}
+	s->mods[i] = m;
+	s->starts[i] = m->start;
+	s->n++;
+	memset(s->cache, 0, STEP_CACHE_SIZE * sizeof *s->cache);
+	return 0;
+}
+
+/* A module from its description; IMAGE is an in-memory ELF (or NULL). */
+static int add(ehelf_space *s, const ehelf_module_desc *d, const void *image,
+	       size_t image_size)
+{
+	if (d->start >= d->end) {
+		ehelf_set_error("module range %#llx..%#llx is empty",
+				(unsigned long long)d->start,
+				(unsigned long long)d->end);
+		return -EINVAL;
+	}
+	module *m = calloc(1, sizeof *m);
+	if (!m)
+		return -ENOMEM;
+	pthread_mutex_init(&m->dw_lock, NULL);
+	m->start = d->start;
+	m->end = d->end;
+	m->bias = d->bias;
+	m->image = image;
+	m->image_size = image_size;
+	if (d->path && !(m->path = strdup(d->path))) {
+		module_free(m);
+		return -ENOMEM;
+	}
+	if (d->build_id && d->build_id_len && d->build_id_len <= sizeof m->build_id) {
+		memcpy(m->build_id, d->build_id, d->build_id_len);
+		m->build_id_len = d->build_id_len;
+	} else if (d->path || image) {
+		elf_file f;
+		ehelf_err err;
+		int rc = d->path ? elf_file_open(&f, d->path, &err)
+				 : elf_file_open_mem(&f, image, image_size, "[vdso]", &err);
+		const uint8_t *id;
+		int n;
+		if (rc == 0 && (n = elf_file_build_id(&f, &id)) > 0) {
+			memcpy(m->build_id, id, (size_t)n);
+			m->build_id_len = (size_t)n;
+		}
+		if (rc == 0)
+			elf_file_close(&f);
+	}
+	if (m->build_id_len) {
+		char hex[BUILDID_HEX_MAX + 1];
+		buildid_to_hex(m->build_id, m->build_id_len, hex, sizeof hex);
+		m->eh = cache_get(hex);
+	}
+	int rc = insert(s, m);
+	if (rc < 0)
+		module_free(m);
+	return rc;
+}
+
+int ehelf_space_add_module(ehelf_space *s, const ehelf_module_desc *d)
+{
+	return add(s, d, NULL, 0);
+}
+
+/* ---- this process --------------------------------------------------------- */
+
+/* The GNU build-ID in the PT_NOTE segment PH of an object loaded at BASE
+ * (copied to OUT, length returned, 0 if none); *EHELF set when the segment
+ * holds the ehelf note, i.e. the object is itself an eh_elf. */
+static size_t scan_notes(const ElfW(Phdr) *ph, ElfW(Addr) base, uint8_t *out,
+			 bool *ehelf)
+{
+	const uint8_t *p = (const uint8_t *)(base + ph->p_vaddr);
+	const uint8_t *end = p + ph->p_memsz;
+	size_t len = 0;
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+		const uint8_t *name = p + sizeof *n;
+		const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+		if (desc + n->n_descsz > end)
+			break;
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+		    !memcmp(name, "GNU", 4) && n->n_descsz <= 64) {
+			memcpy(out, desc, n->n_descsz);
+			len = n->n_descsz;
+		}
+		if (n->n_type == EHELF_NOTE_SOURCE &&
+		    n->n_namesz == sizeof EHELF_NOTE_NAME &&
+		    !memcmp(name, EHELF_NOTE_NAME, sizeof EHELF_NOTE_NAME))
+			*ehelf = true;
+		p = desc + ((n->n_descsz + 3) & ~3u);
+	}
+	return len;
+}
+
+static int self_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	ehelf_space *s = arg;
+	uint8_t id[64];
+	size_t idlen = 0;
+	bool ehelf = false;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE) {
+			size_t n = scan_notes(&info->dlpi_phdr[i], info->dlpi_addr,
+					      id, &ehelf);
+			idlen = idlen ? idlen : n;
+		}
+	if (ehelf)
+		return 0; /* the eh_elfs loaded for the others: nothing to unwind */
+	bool vdso = info->dlpi_name && strstr(info->dlpi_name, "linux-vdso");
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+							    : "/proc/self/exe";
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		ehelf_module_desc d = {
+			.start = info->dlpi_addr + ph->p_vaddr,
+			.end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
+			.bias = info->dlpi_addr,
+			.path = vdso ? NULL : path,
+			.build_id = idlen ? id : NULL, .build_id_len = idlen,
+		};
+		const void *image = NULL;
+		size_t image_size = 0;
+		if (vdso) { /* the vDSO is a whole ELF image in memory */
+			const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info->dlpi_addr;
+			image = eh;
+			image_size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+		}
+		add(s, &d, image, image_size);
+	}
+	return 0;
+}
+
+int ehelf_space_load_self(ehelf_space *s)
+{
+	dl_iterate_phdr(self_module, s);
+	return 0;
+}
+
+/* ---- another process ------------------------------------------------------ */
+
+/* Bias of the mapping of PATH at file offset OFF starting at START: the
+ * PT_LOAD holding OFF gives its link-time address (p_vaddr and p_offset
+ * can differ). */
+static int mapping_bias(const char *path, uint64_t start, uint64_t off,
+			uint64_t *bias)
+{
+	elf_file f;
+	ehelf_err err;
+	if (elf_file_open(&f, path, &err) < 0)
+		return -1;
+	size_t n;
+	int rc = -1;
+	if (elf_getphdrnum(f.elf, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(f.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			uint64_t pstart = ph.p_offset & ~0xfffull;
+			if (off < pstart || off >= ph.p_offset + ph.p_filesz)
+				continue;
+			*bias = start - (ph.p_vaddr - (ph.p_offset - off));
+			rc = 0;
+			break;
+		}
+	}
+	elf_file_close(&f);
+	return rc;
+}
+
+int ehelf_space_load_pid(ehelf_space *s, int pid)
+{
+	char maps[64];
+	snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
+	FILE *in = fopen(maps, "r");
+	if (!in) {
+		ehelf_set_error("%s: %s", maps, strerror(errno));
+		return -errno;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, in) > 0) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int pathpos = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
+			   perms, &off, &pathpos) < 4 || perms[2] != 'x' ||
+		    !pathpos || line[pathpos] != '/')
+			continue;
+		char *path = line + pathpos;
+		path[strcspn(path, "\n")] = '\0';
+		if (strstr(path, " (deleted)"))
+			continue;
+		uint64_t bias;
+		if (mapping_bias(path, start, off, &bias) < 0)
+			continue;
+		ehelf_module_desc d = { .start = start, .end = end, .bias = bias,
+					.path = path };
+		add(s, &d, NULL, 0);
+	}
+	free(line);
+	fclose(in);
+	return 0;
+}

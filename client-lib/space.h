@@ -1,0 +1,76 @@
+/*
+ * space.h - libehelf's internal view of address spaces and modules
+ * (the public side is in include/ehelf.h).
+ */
+#ifndef EHELF_CLIENT_SPACE_H
+#define EHELF_CLIENT_SPACE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "include/ehelf.h"
+#include "step_cache.h"
+
+typedef struct dwarf_module dwarf_module;
+
+typedef struct module {
+	uint64_t start, end;    /* runtime, [start, end) */
+	uint64_t bias;          /* runtime - link-time */
+	char *path;             /* may be NULL */
+	const void *image;      /* in-memory ELF (the vDSO) when no path */
+	size_t image_size;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct cached_object *eh; /* shared eh_elf, or NULL */
+	dwarf_module *dw;       /* libdw fallback, opened on first use */
+	struct elf_file *elf;   /* the ELF, for procedure info; on first use */
+	pthread_mutex_t dw_lock; /* dw and elf */
+} module;
+
+struct ehelf_space {
+	module **mods;          /* sorted by start */
+	uint64_t *starts;       /* mods[i]->start, for a cache-friendly search */
+	size_t n, cap;
+	step_cache_entry *cache; /* STEP_CACHE_SIZE entries (step_cache.h) */
+};
+
+/* The module containing runtime address PC, or NULL.  No allocation. */
+const module *space_find(const ehelf_space *s, uint64_t pc);
+
+/* The module's ELF file, opened on first use (NULL if unreadable); use it
+ * under m->dw_lock. */
+struct elf_file *module_elf(module *m);
+
+/* The eh_elf object of a module, or NULL. */
+const ehelf_object *module_object(const module *m);
+
+/* How memory is read during an unwind. */
+typedef struct reader {
+	bool local;          /* ARG is the thread's local_range */
+	ehelf_read_fn read;
+	void *arg;
+} reader;
+
+/* A reader for this process, anchored at stack pointer SP. */
+reader local_reader(uint64_t sp);
+
+/* One step from the frame in *R (EXACT: look its pc up as is, not pc - 1),
+ * in place.  Returns EHELF_STEP with *R the caller's registers (with
+ * EHELF_SIGNAL_FRAME in valid after a signal frame) and *PATH filled,
+ * EHELF_OUTERMOST, or a negative code (EHELF_E_BADREG also for a stack
+ * pointer that did not move up); *R is unchanged unless EHELF_STEP. */
+int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
+		const reader *rd, unsigned flags, uint32_t *path);
+
+/* ehelf_backtrace with unwinding FLAGS, for the caller of its caller. */
+int backtrace_with(void **ips, int max, unsigned flags);
+
+/* The process-wide space of ehelf_backtrace, built on first use. */
+const ehelf_space *process_space(void);
+
+/* Set the thread's last error (ehelf_last_error). */
+void ehelf_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * step_cache.h - the step cache of an address space: for the pcs met
+ * while unwinding, the eh_elf's row summary (ehelf_describe), pre-decoded
+ * so that a frame is stepped with one cache load, two additions and the
+ * stack loads, without finding the module or calling the eh_elf.
+ *
+ * Direct-mapped, indexed by a hash of the frame's rip, keyed by the pc the
+ * row was looked up at (rip, or rip - 1 for a return address).  Threads
+ * unwinding with the same space share it without locks: an entry's words
+ * are each stored and loaded atomically, and its key is stored as
+ * pc ^ a ^ b, so that a torn entry (two threads filling it at once) fails
+ * the key check instead of giving a wrong step.  The space clears the cache
+ * when its modules change.
+ */
+#ifndef EHELF_CLIENT_STEP_CACHE_H
+#define EHELF_CLIENT_STEP_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { STEP_CACHE_BITS = 11, STEP_CACHE_SIZE = 1 << STEP_CACHE_BITS };
+
+typedef struct step_cache_entry {
+	uint64_t key;  /* pc ^ a ^ b; b is never 0 in a filled entry */
+	/* four int16, offsets from the CFA's base register (rsp or rbp):
+	 * bits 0..15 the CFA, 16..31 the return address, 32..47 the lowest
+	 * and 48..63 the highest address loaded (so that one check tells
+	 * whether every load is inside the known stack) */
+	uint64_t a;
+	/* byte 0: STEP_CACHE_SET | STEP_CACHE_CFA_RBP; bytes 1..6: where rbx,
+	 * rbp, r12, r13, r14, r15 are saved, CFA + 8 * (int8_t)byte, or
+	 * STEP_CACHE_KEPT */
+	uint64_t b;
+	uint64_t pad_; /* 32 bytes: two entries per cache line */
+} step_cache_entry;
+
+#define STEP_CACHE_SET 1u
+#define STEP_CACHE_CFA_RBP 2u
+#define STEP_CACHE_KEPT 0x80u
+
+/* The offsets of A (see above). */
+#define STEP_CACHE_CFA(a) ((int64_t)(int16_t)(a))
+#define STEP_CACHE_RA(a) ((int64_t)(int16_t)((a) >> 16))
+#define STEP_CACHE_LOWEST(a) ((int64_t)(int16_t)((a) >> 32))
+#define STEP_CACHE_HIGHEST(a) ((int64_t)(int16_t)((a) >> 48))
+
+/* The entry for a frame whose rip is RIP. */
+static inline step_cache_entry *step_cache_slot(step_cache_entry *cache,
+						uint64_t rip)
+{
+	/* a cheap hash: the low bits of the return address, mixed with the
+	 * next ones so that code a page apart does not collide (it is on the
+	 * critical path of every cached step) */
+	return &cache[(rip ^ (rip >> STEP_CACHE_BITS)) & (STEP_CACHE_SIZE - 1)];
+}
+
+/* Fill E for lookup pc PC from the summary SUM (nonzero). */
+void step_cache_fill(step_cache_entry *e, uint64_t pc, uint64_t sum);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * unwind.c - the unwinding loop, shared by remote and local unwinding, and
+ * ehelf_backtrace.
+ *
+ * Per frame: the pc to look up is the frame's pc, minus 1 for a return
+ * address (every frame but the first, and but those reached through a
+ * signal frame, whose pc is the interrupted instruction); its module gives
+ * the link-time pc; the module's eh_elf (local or remote entry) or, without
+ * one, libdw steps to the caller.  Unwinding stops at the outermost frame,
+ * a pc in no module, a frame that cannot be unwound, a stack pointer that
+ * does not move up (except across signal frames) and the frame limit.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "fallback_dwarf.h"
+#include "local_read.h"
+#include "space.h"
+#include "cached_step.h"
+#include "summary_step.h"
+
+
+const uint64_t ehelf_no_window;
+
+static int step_dwarf(const module *cm, uint64_t pc, const ehelf_regs *in,
+		      ehelf_regs *out, const reader *rd)
+{
+	module *m = (module *)cm; /* the fallback CFI is opened lazily */
+	pthread_mutex_lock(&m->dw_lock);
+	if (!m->dw && (m->path || m->image))
+		m->dw = dwarf_module_open(m->path, m->image, m->image_size);
+	int rc = m->dw ? dwarf_module_step(m->dw, pc, in, out, rd->read, rd->arg)
+		       : EHELF_E_NOT_COVERED;
+	pthread_mutex_unlock(&m->dw_lock);
+	return rc;
+}
+
+/* DST = SRC by eight-byte moves: SRC's registers were usually just stored
+ * one by one, and a wider load spanning two stores stalls (see
+ * entry_gen.c); so no vectorizing here. */
+__attribute__((optimize("no-tree-vectorize")))
+static void regs_copy(ehelf_regs *dst, const ehelf_regs *src)
+{
+	for (int i = 0; i < EHELF_NREGS; i++)
+		dst->r[i] = src->r[i];
+	dst->valid = src->valid;
+}
+
+int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
+		const reader *rd, unsigned flags, uint32_t *path)
+{
+	uint64_t pc = r->r[EHELF_RIP] - (exact ? 0 : 1);
+	uint64_t sp = r->r[EHELF_RSP];
+	int st = EHELF_E_NOT_COVERED;
+	ehelf_regs tmp;
+	{
+		uint64_t lo, span8;
+		direct_window(rd->local ? rd->arg : NULL, &lo, &span8);
+		uint64_t rip = r->r[EHELF_RIP], rbp = r->r[EHELF_RBP];
+		uint32_t valid = r->valid & EHELF_VALID_REGS;
+		if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact, lo, span8, rd)) {
+			r->r[EHELF_RIP] = rip;
+			r->r[EHELF_RSP] = sp;
+			r->r[EHELF_RBP] = rbp;
+			r->valid = valid;
+			*path = EHELF_PATH_EHELF;
+			return EHELF_STEP;
+		}
+	}
+	const module *m = space_find(s, pc);
+	if (!m)
+		return EHELF_E_NOT_COVERED;
+	const ehelf_object *o = module_object(m);
+	uint64_t sum = o ? ehelf_object_describe(o, pc - m->bias) : 0;
+	if (sum)
+		step_cache_fill(step_cache_slot(s->cache, r->r[EHELF_RIP]), pc, sum);
+	bool in_place = sum != 0;
+	if (sum) {
+		/* a common row: computed here from its summary, in place */
+		*path = EHELF_PATH_EHELF;
+		if (rd->local) {
+			local_range *k = rd->arg;
+			st = summary_step(sum, r, r, k->lo, k->hi, local_read, k);
+		} else {
+			st = summary_step(sum, r, r, 0, 0, rd->read, rd->arg);
+		}
+	} else if (o) {
+		*path = EHELF_PATH_EHELF;
+		if (rd->local) {
+			local_range *k = rd->arg;
+			st = ehelf_object_step_local(o, pc - m->bias, r, &tmp,
+						     k->lo, k->hi);
+			if (st == EHELF_E_BOUNDS)
+				st = ehelf_object_step(o, pc - m->bias, r, &tmp,
+						       local_read, k);
+		} else {
+			st = ehelf_object_step(o, pc - m->bias, r, &tmp,
+					       rd->read, rd->arg);
+		}
+	}
+	if ((st == EHELF_E_NOT_COVERED || st == EHELF_E_UNSUPPORTED) &&
+	    !(flags & EHELF_UNWIND_NO_FALLBACK)) {
+		*path = EHELF_PATH_DWARF;
+		st = step_dwarf(m, pc - m->bias, r, &tmp, rd);
+	}
+	if (st != EHELF_STEP)
+		return st;
+	if (!in_place)
+		regs_copy(r, &tmp);
+	bool signal = r->valid & EHELF_SIGNAL_FRAME;
+	if (!((r->valid >> EHELF_RIP) & 1) || r->r[EHELF_RIP] == 0 ||
+	    !((r->valid >> EHELF_RSP) & 1))
+		return EHELF_OUTERMOST;
+	/* the stack grows down: a caller's frame is above (a signal frame
+	 * restores the interrupted context, wherever it was) */
+	if (!signal && r->r[EHELF_RSP] <= sp)
+		return EHELF_E_BADREG;
+	return EHELF_STEP;
+}
+
+/*
+ * The unwinding loop.  Frames whose row is in the step cache (most of
+ * them once warm) are stepped here by cached_step on locals that stay in
+ * machine registers from frame to frame; anything else goes through
+ * unwind_step, which also fills the cache.
+ */
+/* Into FRAMES, or (FRAMES NULL) only the pcs of the frames from SKIP on
+ * into IPS: always inlined with constant arguments, one loop for each. */
+static inline __attribute__((always_inline)) int
+unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
+	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags)
+{
+	if (max <= 0)
+		return 0;
+	if (!((initial->valid >> EHELF_RIP) & 1) ||
+	    !((initial->valid >> EHELF_RSP) & 1))
+		return EHELF_E_BADREG;
+	ehelf_regs r;
+	regs_copy(&r, initial);
+	uint64_t rip = r.r[EHELF_RIP], rsp = r.r[EHELF_RSP], rbp = r.r[EHELF_RBP];
+	uint32_t valid = r.valid & EHELF_VALID_REGS;
+	const local_range *known = rd->local ? rd->arg : NULL;
+	uint64_t lo, span8;
+	direct_window(known, &lo, &span8);
+	int n = 0;
+	bool exact = true; /* frame 0, or reached through a signal frame */
+	uint32_t path = EHELF_PATH_FIRST, fflags = 0;
+	for (;;) {
+		if (frames)
+			frames[n] = (ehelf_frame){ .pc = rip, .sp = rsp,
+						   .path = path, .flags = fflags };
+		else if (n >= skip)
+			ips[n - skip] = (void *)(uintptr_t)rip;
+		if (++n == max)
+			break;
+		if (cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, lo, span8, rd)) {
+			exact = false;
+			path = EHELF_PATH_EHELF;
+			fflags = 0;
+			continue;
+		}
+		r.r[EHELF_RIP] = rip;
+		r.r[EHELF_RSP] = rsp;
+		r.r[EHELF_RBP] = rbp;
+		r.valid = valid;
+		if (unwind_step(s, &r, exact, rd, flags, &path) != EHELF_STEP)
+			break;
+		exact = r.valid & EHELF_SIGNAL_FRAME;
+		fflags = exact ? EHELF_FRAME_SIGNAL : 0;
+		valid = r.valid & EHELF_VALID_REGS;
+		rip = r.r[EHELF_RIP];
+		rsp = r.r[EHELF_RSP];
+		rbp = r.r[EHELF_RBP];
+		/* the slow step may have learnt more of the stack */
+		direct_window(known, &lo, &span8);
+	}
+	return frames ? n : n > skip ? n - skip : 0;
+}
+
+static int unwind(const ehelf_space *s, const ehelf_regs *initial,
+		  const reader *rd, ehelf_frame *frames, int max,
+		  unsigned flags)
+{
+	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags);
+}
+
+int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
+		 ehelf_read_fn read, void *arg, ehelf_frame *frames, int max,
+		 unsigned flags)
+{
+	reader rd = { .local = false, .read = read, .arg = arg };
+	return unwind(s, initial, &rd, frames, max, flags);
+}
+
+reader local_reader(uint64_t sp)
+{
+	return (reader){ .local = true, .read = local_read,
+			 .arg = local_range_for(sp) };
+}
+
+int ehelf_unwind_local(const ehelf_space *s, const ehelf_regs *initial,
+		       ehelf_frame *frames, int max, unsigned flags)
+{
+	reader rd = local_reader(initial->r[EHELF_RSP]);
+	return unwind(s, initial, &rd, frames, max, flags);
+}
+
+void ehelf_regs_from_ucontext(ehelf_regs *r, const void *ucv)
+{
+	const ucontext_t *uc = ucv;
+	const greg_t *g = uc->uc_mcontext.gregs;
+	static const int map[EHELF_NREGS] = {
+		REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP,
+		REG_RSP, REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13,
+		REG_R14, REG_R15, REG_RIP,
+	};
+	for (int i = 0; i < EHELF_NREGS; i++)
+		r->r[i] = (uint64_t)g[map[i]];
+	r->valid = EHELF_VALID_REGS;
+}
+
+/* ---- backtrace(3) ----------------------------------------------------------- */
+
+static _Atomic(ehelf_space *) global_space;
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ehelf_backtrace_init(void)
+{
+	ehelf_space *s = ehelf_space_new();
+	if (!s)
+		return EHELF_E_READ;
+	ehelf_space_load_self(s);
+	pthread_mutex_lock(&global_lock);
+	/* the old space may be in use by a signal handler: it is kept */
+	atomic_store(&global_space, s);
+	pthread_mutex_unlock(&global_lock);
+	return 0;
+}
+
+const ehelf_space *process_space(void)
+{
+	ehelf_space *s = atomic_load(&global_space);
+	if (!s) {
+		ehelf_backtrace_init();
+		s = atomic_load(&global_space);
+	}
+	return s;
+}
+
+__attribute__((noinline)) int backtrace_with(void **ips, int max,
+					     unsigned flags)
+{
+	const ehelf_space *s = process_space();
+	if (!s || max <= 0)
+		return 0;
+	ehelf_regs r;
+	ehelf_getcontext(&r);
+	reader rd = local_reader(r.r[EHELF_RSP]);
+	/* frame 0 is here, 1 our caller: the pcs from frame 2 on */
+	return unwind_loop(s, &r, &rd, NULL, ips, 2,
+			   max > INT_MAX - 2 ? INT_MAX : max + 2, flags);
+}
+
+__attribute__((optimize("no-optimize-sibling-calls")))
+int ehelf_backtrace(void **ips, int max)
+{
+	return backtrace_with(ips, max, EHELF_UNWIND_NO_FALLBACK);
+}

@@ -1,0 +1,150 @@
+/*
+ * test_step_cache.c - the unwinder's cached step against the reference
+ * application of a row summary.  summary_step() is checked against the
+ * eh_elf's own step entry points by codegen-check on real binaries; here
+ * random summaries, registers and stacks show that a step cache entry
+ * filled from a summary (step_cache_fill) and applied by cached_step()
+ * gives exactly the same registers, directly inside the known stack and
+ * through a reader, and that every case it declines leaves the registers
+ * untouched: reads that fail or fall outside the stack, a missing rbp, the
+ * outermost frame, a stack going down, a torn entry, the other kind of pc.
+ */
+#include "../../client-lib/cached_step.h"
+#include "../../client-lib/summary_step.h"
+#include "unit.h"
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint64_t stack[2048]; /* the fake stack */
+static unsigned fail_at, reads;
+
+/* Reads inside the fake stack; the FAIL_AT-th read fails. */
+static int read_stack(void *arg, uint64_t addr, uint64_t *value)
+{
+	(void)arg;
+	uint64_t lo = (uint64_t)(uintptr_t)stack;
+	if (++reads == fail_at || addr < lo || addr > lo + sizeof stack - 8)
+		return -1;
+	memcpy(value, (const void *)(uintptr_t)addr, 8);
+	return 0;
+}
+
+static uint64_t slot_bits(int k, int64_t words)
+{
+	return (uint64_t)(words & 0x7f) << (EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS * k);
+}
+
+/* A random summary, valid by construction. */
+static uint64_t random_summary(void)
+{
+	uint64_t sum = EHELF_SUM_OK;
+	if (next() % 3 == 0)
+		sum |= EHELF_SUM_CFA_RBP;
+	int64_t cfa_words = (int64_t)(next() % 40) - 4;
+	sum |= (uint64_t)(cfa_words & 0xfff) << EHELF_SUM_CFA_SHIFT;
+	sum |= slot_bits(0, next() % 4 ? -1 : (int64_t)(next() % 127) - 63); /* rip */
+	for (int k = 1; k < EHELF_SUM_SLOTS; k++)
+		sum |= next() % 2 ? slot_bits(k, EHELF_SUM_KEEP)
+				  : slot_bits(k, (int64_t)(next() % 127) - 63);
+	return sum;
+}
+
+static bool same_regs(const ehelf_regs *a, const ehelf_regs *b)
+{
+	return a->valid == b->valid && !memcmp(a->r, b->r, sizeof a->r);
+}
+
+int main(void)
+{
+	ehelf_space *s = ehelf_space_new();
+	CHECK(s != NULL);
+	uint64_t base = (uint64_t)(uintptr_t)stack;
+	local_range whole = { base, base + sizeof stack };
+	int direct_steps = 0, read_steps = 0, declined = 0;
+	for (int trial = 0; trial < 200000; trial++) {
+		for (size_t i = 0; i < sizeof stack / 8; i++)
+			stack[i] = next() % 8 ? next() | 1 : 0; /* some zeros: outermost */
+		uint64_t sum = random_summary();
+		ehelf_regs in;
+		for (int i = 0; i < EHELF_NREGS; i++)
+			in.r[i] = next();
+		in.r[EHELF_RSP] = base + 8 * (512 + next() % 1024);
+		in.r[EHELF_RBP] = next() % 8 ? base + 8 * (512 + next() % 1024) : next();
+		in.r[EHELF_RIP] = 0x400000 + next() % 0x100000;
+		in.valid = (uint32_t)(next() & EHELF_VALID_REGS) |
+			   (1u << EHELF_RIP) | (1u << EHELF_RSP);
+		bool exact = next() % 4 == 0;
+		uint64_t pc = in.r[EHELF_RIP] - !exact;
+		step_cache_fill(step_cache_slot(s->cache, in.r[EHELF_RIP]), pc, sum);
+		bool remote = next() % 2;
+		/* a window that sometimes cuts the frame off */
+		local_range window = whole;
+		if (!remote && next() % 4 == 0)
+			window.hi = in.r[EHELF_RSP] + 8 * (next() % 64);
+		fail_at = remote && next() % 4 == 0 ? 1 + next() % 4 : 0;
+
+		ehelf_regs want;
+		reads = 0;
+		int st = remote ? summary_step(sum, &in, &want, 0, 0, read_stack, NULL)
+				: summary_step(sum, &in, &want, window.lo, window.hi, NULL, NULL);
+		bool want_step = st == EHELF_STEP && want.r[EHELF_RIP] != 0 &&
+				 want.r[EHELF_RSP] > in.r[EHELF_RSP];
+
+		ehelf_regs r = in;
+		r.valid &= EHELF_VALID_REGS;
+		uint64_t rip = r.r[EHELF_RIP], rsp = r.r[EHELF_RSP], rbp = r.r[EHELF_RBP];
+		uint32_t valid = r.valid;
+		reader rd = { .local = !remote, .read = read_stack, .arg = NULL };
+		if (!remote)
+			rd.arg = &window;
+		uint64_t lo, span8;
+		direct_window(remote ? NULL : &window, &lo, &span8);
+		reads = 0;
+		bool got = cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, lo, span8, &rd);
+		if (got) {
+			r.r[EHELF_RIP] = rip;
+			r.r[EHELF_RSP] = rsp;
+			r.r[EHELF_RBP] = rbp;
+			r.valid = valid;
+			CHECK(want_step);
+			CHECK(same_regs(&r, &want));
+			remote ? read_steps++ : direct_steps++;
+		} else {
+			/* declined: nothing changed */
+			ehelf_regs orig = in;
+			orig.valid &= EHELF_VALID_REGS;
+			r.r[EHELF_RIP] = rip;
+			r.r[EHELF_RSP] = rsp;
+			r.r[EHELF_RBP] = rbp;
+			r.valid = valid;
+			CHECK(same_regs(&r, &orig));
+			/* and only what the reference does not step either */
+			CHECK(!want_step);
+			declined++;
+		}
+		if (trial % 97 == 0) { /* the other kind of pc, a torn entry */
+			ehelf_regs t = in;
+			uint64_t trip = t.r[EHELF_RIP], trsp = t.r[EHELF_RSP],
+				 trbp = t.r[EHELF_RBP];
+			uint32_t tv = t.valid & EHELF_VALID_REGS;
+			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact, lo,
+					   span8, &rd));
+			step_cache_entry *e = step_cache_slot(s->cache, in.r[EHELF_RIP]);
+			e->a ^= 8;
+			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, exact, lo,
+					   span8, &rd));
+		}
+	}
+	printf("test_step_cache: %d direct and %d remote cached steps equal "
+	       "summary_step's, %d declined\n", direct_steps, read_steps, declined);
+	CHECK(direct_steps > 10000 && read_steps > 10000 && declined > 1000);
+	ehelf_space_free(s);
+	UNIT_DONE("test_step_cache");
+}

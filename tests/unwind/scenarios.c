@@ -1,0 +1,108 @@
+/* scenarios.c - see scenarios.h. */
+#include "scenarios.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static __thread const char *qsort_name;
+static __thread int qsort_calls;
+
+static int compare(const void *a, const void *b)
+{
+	if (qsort_calls++ == 3)
+		probe(qsort_name);
+	return *(const int *)a - *(const int *)b;
+}
+
+static void run_qsort(const char *name)
+{
+	int v[16];
+	for (int i = 0; i < 16; i++)
+		v[i] = (i * 7919) % 16;
+	qsort_name = name;
+	qsort_calls = 0;
+	qsort(v, 16, sizeof v[0], compare);
+}
+
+void scen_qsort(void)
+{
+	run_qsort("qsort");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	probe("signal");
+}
+
+void scen_signal(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+}
+
+/* over-aligned locals and a variable-length array: GCC realigns the stack
+ * through a DRAP register, the CFA becomes *(rbp - 8) */
+__attribute__((noinline)) static int drap(int n)
+{
+	char vla[n];
+	volatile int aligned[8] __attribute__((aligned(64)));
+	memset(vla, n, (size_t)n);
+	aligned[0] = vla[n - 1];
+	probe("drap");
+	return aligned[0];
+}
+
+void scen_drap(void)
+{
+	volatile int r = drap(37);
+	(void)r;
+}
+
+__attribute__((noinline)) static int recurse(int n)
+{
+	volatile int keep[2] = { n, 0 }; /* a frame per level: no loop */
+	if (n == 0) {
+		probe("recursive");
+		return 0;
+	}
+	keep[1] = recurse(keep[0] - 1);
+	return keep[1] + 1;
+}
+
+void scen_recursive(void)
+{
+	volatile int r = recurse(40);
+	(void)r;
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	run_qsort("thread");
+	return NULL;
+}
+
+void scen_threads(void)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, thread_main, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+}
+
+void scen_all(void)
+{
+	scen_qsort();
+	scen_signal();
+	scen_drap();
+	scen_recursive();
+	scen_cxx();
+	scen_threads();
+}

@@ -1,0 +1,33 @@
+/*
+ * scenarios.h - stacks worth unwinding, shared by the unwinder's test
+ * programs: each builds a stack through some kind of frame and calls the
+ * program's probe() at the deepest point.
+ */
+#ifndef EHELF_TESTS_SCENARIOS_H
+#define EHELF_TESTS_SCENARIOS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Called at the deepest point of each scenario; NAME says which. */
+void probe(const char *name);
+
+void scen_qsort(void);      /* through libc: a qsort comparator */
+void scen_signal(void);     /* a signal handler: frames across __restore_rt */
+void scen_drap(void);       /* a function realigning its stack (DRAP) */
+void scen_recursive(void);  /* 40 frames of recursion */
+void scen_cxx(void);        /* libstdc++: std::sort; an exception in flight
+			     * (probes from the personality routine, with
+			     * libgcc's unwinder and __cxa_throw on the
+			     * stack, and from a destructor it runs) */
+void scen_threads(void);    /* four threads running qsort at once */
+
+/* All of them, in the order above. */
+void scen_all(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
