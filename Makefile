@@ -171,7 +171,7 @@ UNW_DIFF := $(B)/obj/tests/unwind/frame_diff.o
 UNW_BINS := $(UNW_DIR)/compare-libunwind $(UNW_DIR)/compare-libunwind-ibt \
             $(UNW_DIR)/unw-api-libunwind $(UNW_DIR)/unw-api-libunwind-gcceh \
             $(UNW_DIR)/unw-api-ehelf $(UNW_DIR)/compare-remote $(UNW_DIR)/sample-compare \
-            $(UNW_DIR)/robustness
+            $(UNW_DIR)/robustness $(UNW_DIR)/libunwtest-dso.so
 UNW_WORK := $(B)/obj/tests/unwind/workloads.o $(B)/obj/tests/unwind/workloads_cxx.o
 CXX ?= g++
 $(B)/obj/%.o: %.cc $(FLAGS_STAMP)
@@ -204,6 +204,9 @@ $(UNW_DIR)/sample-compare: $(B)/obj/tests/unwind/sample_compare.o $(UNW_WORK) \
 $(UNW_DIR)/robustness: $(B)/obj/tests/unwind/robustness.o $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+$(UNW_DIR)/libunwtest-dso.so: $(B)/obj/tests/unwind/dso_callback.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -shared -o $@ $^
 $(UNW_DIR)/unw-api-libunwind: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN)
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind -ldl -lpthread

@@ -305,7 +305,10 @@ __attribute__((noinline)) static void level(int n)
 
 /* ---- (b) sampling ------------------------------------------------------------------ */
 
-enum { SNAP_MAX = 64 * 1024, ARENA = 128 << 20, MAX_SAMPLES = 32768 };
+/* copies: up to 64 KiB of stack each, 1,024 per workload (a perf.data file
+ * of the same samples would hold about as much) */
+enum { SNAP_MAX = 64 * 1024, ARENA = 128 << 20, MAX_SAMPLES = 32768,
+       SNAPS_PER_WORKLOAD = 1024 };
 #define PERIOD_NS 500000L
 
 typedef struct sample {
@@ -380,7 +383,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	}
 	/* in the first phase, a copy of the registers and the stack, for
 	 * libdw and ehelf's remote entry after the run */
-	if (m != 0 || nsamples == MAX_SAMPLES || snaps_per_workload[w] == MAX_SAMPLES / 8)
+	if (m != 0 || nsamples == MAX_SAMPLES || snaps_per_workload[w] == SNAPS_PER_WORKLOAD)
 		return;
 	sample *s = &samples[nsamples];
 	ehelf_regs_from_ucontext(&s->regs, uc);
@@ -505,24 +508,25 @@ int main(int argc, char **argv)
 			sampler_stop();
 		}
 	}
-	/* replay the copies: ehelf's remote entry, libdw */
+	/* replay the copies: ehelf's remote entry, then libdw, each in a pass
+	 * of its own over all the copies */
 	static uint64_t r_ticks[8][N_HANDLER], r_frames[8][N_HANDLER];
 	int per_w[8] = { 0 };
-	for (int i = 0; i < nsamples; i++) {
-		sample *s = &samples[i];
-		per_w[s->workload]++;
-		ehelf_frame f[MAXF];
-		uint64_t pcs[MAXF];
-		uint64_t t0 = ticks();
-		int n = ehelf_unwind(space, &s->regs, snapshot_read, s, f, MAXF, 0);
-		uint64_t t1 = ticks();
-		int k = libdw_unwind(libdw, &s->regs, snapshot_read, s, pcs, MAXF);
-		uint64_t t2 = ticks();
-		r_ticks[s->workload][0] += t1 - t0;
-		r_ticks[s->workload][1] += t2 - t1;
-		r_frames[s->workload][0] += (uint64_t)(n > 0 ? n : 0);
-		r_frames[s->workload][1] += (uint64_t)(k > 0 ? k : 0);
-	}
+	for (int i = 0; i < nsamples; i++)
+		per_w[samples[i].workload]++;
+	for (int m = 0; m < 2; m++)
+		for (int i = 0; i < nsamples; i++) {
+			sample *s = &samples[i];
+			ehelf_frame f[MAXF];
+			uint64_t pcs[MAXF];
+			uint64_t t0 = ticks();
+			int n = m == 0 ? ehelf_unwind(space, &s->regs, snapshot_read, s,
+						      f, MAXF, 0)
+				       : libdw_unwind(libdw, &s->regs, snapshot_read, s,
+						      pcs, MAXF);
+			r_ticks[s->workload][m] += ticks() - t0;
+			r_frames[s->workload][m] += (uint64_t)(n > 0 ? n : 0);
+		}
 	int nw = n_workloads;
 	printf("\n(b) sampling real work at arbitrary pcs: SIGPROF every %ld us, "
 	       "%.1f s per workload and method: ns per frame\n", PERIOD_NS / 1000, secs);

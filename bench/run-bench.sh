@@ -22,3 +22,5 @@ echo
 "$here/corpus-sizes.sh" "$build"
 echo
 "$here/batch-throughput.sh" "$build"
+echo
+"$here/unwind-bench.sh" "$build"

@@ -354,7 +354,8 @@ int ehelf_space_load_self(ehelf_space *s)
 
 /* Bias of the mapping of PATH at file offset OFF starting at START: the
  * PT_LOAD holding OFF gives its link-time address (p_vaddr and p_offset
- * can differ). */
+ * can differ).  -1 for files that are not ELF, and for eh_elfs (the target
+ * may be unwinding with ehelf itself: they are not modules to unwind). */
 static int mapping_bias(const char *path, uint64_t start, uint64_t off,
 			uint64_t *bias)
 {
@@ -364,7 +365,9 @@ static int mapping_bias(const char *path, uint64_t start, uint64_t off,
 		return -1;
 	size_t n;
 	int rc = -1;
-	if (elf_getphdrnum(f.elf, &n) == 0) {
+	elf_section note;
+	if (elf_file_section(&f, ".note.ehelf", &note, &err) < 0 &&
+	    elf_getphdrnum(f.elf, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			GElf_Phdr ph;
 			if (!gelf_getphdr(f.elf, (int)i, &ph) || ph.p_type != PT_LOAD)

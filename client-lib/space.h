@@ -67,8 +67,17 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 /* ehelf_backtrace with unwinding FLAGS, for the caller of its caller. */
 int backtrace_with(void **ips, int max, unsigned flags);
 
-/* The process-wide space of ehelf_backtrace, built on first use. */
-const ehelf_space *process_space(void);
+/* The process-wide space of ehelf_backtrace and the libunwind API, built
+ * on first use, pinned while in use: every process_space_pin() (NULL if it
+ * could not be built) needs its process_space_unpin().  Async-signal-safe
+ * once built. */
+const ehelf_space *process_space_pin(void);
+void process_space_unpin(void);
+
+/* Rebuild the process-wide space if objects were loaded or unloaded since
+ * it was built (dl_iterate_phdr's counters); true if it was.  Takes the
+ * dynamic loader's lock: not async-signal-safe. */
+bool process_space_refresh(void);
 
 /* Set the thread's last error (ehelf_last_error). */
 void ehelf_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,31 +1,35 @@
 /*
- * unwind.c - the unwinding loop, shared by remote and local unwinding, and
- * ehelf_backtrace.
+ * unwind.c - the unwinding loop, shared by remote and local unwinding, the
+ * complete step, the process-wide space and ehelf_backtrace.
  *
  * Per frame: the pc to look up is the frame's pc, minus 1 for a return
  * address (every frame but the first, and but those reached through a
- * signal frame, whose pc is the interrupted instruction); its module gives
- * the link-time pc; the module's eh_elf (local or remote entry) or, without
- * one, libdw steps to the caller.  Unwinding stops at the outermost frame,
- * a pc in no module, a frame that cannot be unwound, a stack pointer that
- * does not move up (except across signal frames) and the frame limit.
+ * signal frame, whose pc is the interrupted instruction).  A step is, in
+ * order of preference: the space's step cache (cached_step.h); the row
+ * summary of the module's eh_elf (ehelf_describe), which then goes into the
+ * cache; the eh_elf's local or remote step entry point; libdw, for modules
+ * without an eh_elf.  Unwinding stops at the outermost frame, a pc in no
+ * module, a frame that cannot be unwound, a stack pointer that does not
+ * move up (except across signal frames) and the frame limit.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
+#include <link.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <ucontext.h>
 
+#include "cached_step.h"
 #include "fallback_dwarf.h"
 #include "local_read.h"
 #include "space.h"
-#include "cached_step.h"
 #include "summary_step.h"
 
-
-const uint64_t ehelf_no_window;
+const uint64_t ehelf_no_window; /* see direct_window() */
 
 static int step_dwarf(const module *cm, uint64_t pc, const ehelf_regs *in,
 		      ehelf_regs *out, const reader *rd)
@@ -77,17 +81,15 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		return EHELF_E_NOT_COVERED;
 	const ehelf_object *o = module_object(m);
 	uint64_t sum = o ? ehelf_object_describe(o, pc - m->bias) : 0;
-	if (sum)
-		step_cache_fill(step_cache_slot(s->cache, r->r[EHELF_RIP]), pc, sum);
-	bool in_place = sum != 0;
 	if (sum) {
-		/* a common row: computed here from its summary, in place */
+		/* a common row: computed here from its summary, and cached */
+		step_cache_fill(step_cache_slot(s->cache, r->r[EHELF_RIP]), pc, sum);
 		*path = EHELF_PATH_EHELF;
 		if (rd->local) {
 			local_range *k = rd->arg;
-			st = summary_step(sum, r, r, k->lo, k->hi, local_read, k);
+			st = summary_step(sum, r, &tmp, k->lo, k->hi, local_read, k);
 		} else {
-			st = summary_step(sum, r, r, 0, 0, rd->read, rd->arg);
+			st = summary_step(sum, r, &tmp, 0, 0, rd->read, rd->arg);
 		}
 	} else if (o) {
 		*path = EHELF_PATH_EHELF;
@@ -110,16 +112,15 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	}
 	if (st != EHELF_STEP)
 		return st;
-	if (!in_place)
-		regs_copy(r, &tmp);
-	bool signal = r->valid & EHELF_SIGNAL_FRAME;
-	if (!((r->valid >> EHELF_RIP) & 1) || r->r[EHELF_RIP] == 0 ||
-	    !((r->valid >> EHELF_RSP) & 1))
+	bool signal = tmp.valid & EHELF_SIGNAL_FRAME;
+	if (!((tmp.valid >> EHELF_RIP) & 1) || tmp.r[EHELF_RIP] == 0 ||
+	    !((tmp.valid >> EHELF_RSP) & 1))
 		return EHELF_OUTERMOST;
 	/* the stack grows down: a caller's frame is above (a signal frame
 	 * restores the interrupted context, wherever it was) */
-	if (!signal && r->r[EHELF_RSP] <= sp)
+	if (!signal && tmp.r[EHELF_RSP] <= sp)
 		return EHELF_E_BADREG;
+	regs_copy(r, &tmp);
 	return EHELF_STEP;
 }
 
@@ -127,10 +128,10 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * The unwinding loop.  Frames whose row is in the step cache (most of
  * them once warm) are stepped here by cached_step on locals that stay in
  * machine registers from frame to frame; anything else goes through
- * unwind_step, which also fills the cache.
+ * unwind_step, which also fills the cache.  The frames go into FRAMES, or
+ * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
+ * inlined with constant arguments, one loop for each.
  */
-/* Into FRAMES, or (FRAMES NULL) only the pcs of the frames from SKIP on
- * into IPS: always inlined with constant arguments, one loop for each. */
 static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags)
@@ -226,44 +227,102 @@ void ehelf_regs_from_ucontext(ehelf_regs *r, const void *ucv)
 
 /* ---- backtrace(3) ----------------------------------------------------------- */
 
+/*
+ * The process-wide space.  Unwinders pin it (an atomic count, async-signal-
+ * safe) for as long as they use it; a rebuild swaps the pointer and frees
+ * the old space once no unwinder holds a pin, else keeps it to free at a
+ * later rebuild.  An unwinder that pins after the swap sees the new space.
+ */
 static _Atomic(ehelf_space *) global_space;
+static atomic_int global_pins;
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+enum { MAX_RETIRED = 16 };
+static ehelf_space *retired[MAX_RETIRED]; /* under global_lock */
+static unsigned long loaded_adds, loaded_subs; /* dl_iterate_phdr's counters */
+
+static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long *c = arg;
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+		return 1;
+	c[0] = info->dlpi_adds;
+	c[1] = info->dlpi_subs;
+	return 1;
+}
 
 int ehelf_backtrace_init(void)
 {
+	unsigned long c[2] = { 0, 0 };
+	dl_iterate_phdr(read_counters, c);
 	ehelf_space *s = ehelf_space_new();
 	if (!s)
-		return EHELF_E_READ;
+		return -ENOMEM;
 	ehelf_space_load_self(s);
 	pthread_mutex_lock(&global_lock);
-	/* the old space may be in use by a signal handler: it is kept */
-	atomic_store(&global_space, s);
+	ehelf_space *old = atomic_exchange(&global_space, s);
+	loaded_adds = c[0];
+	loaded_subs = c[1];
+	for (int i = 0; i < MAX_RETIRED && old; i++)
+		if (!retired[i]) {
+			retired[i] = old;
+			old = NULL;
+		}
+	if (atomic_load(&global_pins) == 0) {
+		for (int i = 0; i < MAX_RETIRED; i++) {
+			ehelf_space_free(retired[i]);
+			retired[i] = NULL;
+		}
+		ehelf_space_free(old);
+	} /* else: kept (an old space beyond MAX_RETIRED is leaked) */
 	pthread_mutex_unlock(&global_lock);
 	return 0;
 }
 
-const ehelf_space *process_space(void)
+const ehelf_space *process_space_pin(void)
 {
+	atomic_fetch_add(&global_pins, 1);
 	ehelf_space *s = atomic_load(&global_space);
 	if (!s) {
-		ehelf_backtrace_init();
+		atomic_fetch_sub(&global_pins, 1);
+		ehelf_backtrace_init(); /* first use: not in a signal handler */
+		atomic_fetch_add(&global_pins, 1);
 		s = atomic_load(&global_space);
 	}
 	return s;
 }
 
+void process_space_unpin(void)
+{
+	atomic_fetch_sub(&global_pins, 1);
+}
+
+bool process_space_refresh(void)
+{
+	unsigned long c[2] = { 0, 0 };
+	dl_iterate_phdr(read_counters, c);
+	pthread_mutex_lock(&global_lock);
+	bool changed = c[0] != loaded_adds || c[1] != loaded_subs;
+	pthread_mutex_unlock(&global_lock);
+	return changed && ehelf_backtrace_init() == 0;
+}
+
 __attribute__((noinline)) int backtrace_with(void **ips, int max,
 					     unsigned flags)
 {
-	const ehelf_space *s = process_space();
-	if (!s || max <= 0)
+	if (max <= 0)
 		return 0;
-	ehelf_regs r;
-	ehelf_getcontext(&r);
-	reader rd = local_reader(r.r[EHELF_RSP]);
-	/* frame 0 is here, 1 our caller: the pcs from frame 2 on */
-	return unwind_loop(s, &r, &rd, NULL, ips, 2,
-			   max > INT_MAX - 2 ? INT_MAX : max + 2, flags);
+	const ehelf_space *s = process_space_pin();
+	int n = 0;
+	if (s) {
+		ehelf_regs r;
+		ehelf_getcontext(&r);
+		reader rd = local_reader(r.r[EHELF_RSP]);
+		/* frame 0 is here, 1 our caller: the pcs from frame 2 on */
+		n = unwind_loop(s, &r, &rd, NULL, ips, 2,
+				max > INT_MAX - 2 ? INT_MAX : max + 2, flags);
+	}
+	process_space_unpin();
+	return n;
 }
 
 __attribute__((optimize("no-optimize-sibling-calls")))

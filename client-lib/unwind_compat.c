@@ -55,7 +55,9 @@ COMPAT int _ULx86_64_init_local(unw_cursor_t *c, unw_context_t *uc)
 	k->magic = CURSOR_MAGIC;
 	k->exact = true;
 	ehelf_regs_from_ucontext(&k->regs, uc);
-	return process_space() ? 0 : -UNW_ENOMEM;
+	const ehelf_space *s = process_space_pin();
+	process_space_unpin();
+	return s ? 0 : -UNW_ENOMEM;
 }
 
 COMPAT int _ULx86_64_init_local2(unw_cursor_t *c, unw_context_t *uc, int flag)
@@ -67,13 +69,16 @@ COMPAT int _ULx86_64_init_local2(unw_cursor_t *c, unw_context_t *uc, int flag)
 /* The caller's registers of K's frame into OUT; EHELF_STEP or a code. */
 static int peek(const compat_cursor *k, ehelf_regs *out)
 {
-	const ehelf_space *s = process_space();
-	if (!s)
-		return EHELF_E_NOT_COVERED;
-	reader rd = local_reader(k->regs.r[EHELF_RSP]);
-	uint32_t path;
-	*out = k->regs;
-	return unwind_step(s, out, k->exact, &rd, 0, &path);
+	const ehelf_space *s = process_space_pin();
+	int st = EHELF_E_NOT_COVERED;
+	if (s) {
+		reader rd = local_reader(k->regs.r[EHELF_RSP]);
+		uint32_t path;
+		*out = k->regs;
+		st = unwind_step(s, out, k->exact, &rd, 0, &path);
+	}
+	process_space_unpin();
+	return st;
 }
 
 COMPAT int _ULx86_64_step(unw_cursor_t *c)
@@ -81,12 +86,23 @@ COMPAT int _ULx86_64_step(unw_cursor_t *c)
 	compat_cursor *k = C(c);
 	if (!k)
 		return -UNW_EINVAL;
-	const ehelf_space *s = process_space();
-	if (!s)
-		return 0;
-	reader rd = local_reader(k->regs.r[EHELF_RSP]);
-	uint32_t path;
-	int st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path);
+	int st = EHELF_E_NOT_COVERED;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		const ehelf_space *s = process_space_pin();
+		bool unknown = false;
+		if (s) {
+			reader rd = local_reader(k->regs.r[EHELF_RSP]);
+			uint32_t path;
+			st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path);
+			unknown = st == EHELF_E_NOT_COVERED &&
+				  !space_find(s, k->regs.r[EHELF_RIP] - !k->exact);
+		}
+		process_space_unpin();
+		/* a pc in no module: perhaps a library loaded since (as
+		 * libunwind, which looks modules up with dl_iterate_phdr) */
+		if (!unknown || !process_space_refresh())
+			break;
+	}
 	if (st == EHELF_OUTERMOST || st == EHELF_E_NOT_COVERED)
 		return 0;        /* no caller: the end of the chain */
 	if (st != EHELF_STEP)
@@ -134,23 +150,39 @@ COMPAT int _ULx86_64_is_signal_frame(unw_cursor_t *c)
 	return k ? k->signal : -UNW_EINVAL;
 }
 
+/* The module of IP in the pinned process space (unpin after use), after a
+ * refresh if no module holds IP (a library loaded since); NULL if none. */
+static module *pinned_module(uint64_t ip)
+{
+	const ehelf_space *s = process_space_pin();
+	const module *m = s ? space_find(s, ip) : NULL;
+	if (!m) {
+		process_space_unpin();
+		process_space_refresh();
+		s = process_space_pin();
+		m = s ? space_find(s, ip) : NULL;
+	}
+	return (module *)m;
+}
+
 /* The function around IP, as libunwind finds it: the closest STT_FUNC
  * symbol at or below it in the module's .symtab or .dynsym.  Its name goes
  * to NAME (LEN > 0 bytes, *TRUNCATED when it did not fit). */
 static int symbol_of(uint64_t ip, char *name, size_t len, uint64_t *start,
 		     uint64_t *size, bool *truncated)
 {
-	const ehelf_space *s = process_space();
-	const module *m = s ? space_find(s, ip) : NULL;
-	if (!m || (!m->path && !m->image))
-		return -1;
+	const module *m = pinned_module(ip);
 	elf_file f;
 	ehelf_err err;
-	if ((m->path ? elf_file_open(&f, m->path, &err)
-		     : elf_file_open_mem(&f, m->image, m->image_size, "[vdso]",
-					 &err)) < 0)
+	int rc = !m || (!m->path && !m->image) ? -1
+		 : m->path ? elf_file_open(&f, m->path, &err)
+			   : elf_file_open_mem(&f, m->image, m->image_size,
+					       "[vdso]", &err);
+	uint64_t bias = m ? m->bias : 0;
+	process_space_unpin();
+	if (rc < 0)
 		return -1;
-	uint64_t link = ip - m->bias, best = UINT64_MAX;
+	uint64_t link = ip - bias, best = UINT64_MAX;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(f.elf, scn)) != NULL) {
 		GElf_Shdr sh;
@@ -171,7 +203,7 @@ static int symbol_of(uint64_t ip, char *name, size_t len, uint64_t *start,
 				continue;
 			best = link - sym.st_value;
 			*truncated = (size_t)snprintf(name, len, "%s", nm) >= len;
-			*start = sym.st_value + m->bias;
+			*start = sym.st_value + bias;
 			*size = sym.st_size;
 		}
 	}
@@ -193,17 +225,18 @@ COMPAT int _ULx86_64_get_proc_info(unw_cursor_t *c, unw_proc_info_t *pi)
 		return -UNW_EINVAL;
 	memset(pi, 0, sizeof *pi);
 	uint64_t ip = k->regs.r[EHELF_RIP] - (k->exact ? 0 : 1);
-	const ehelf_space *s = process_space();
-	module *m = s ? (module *)space_find(s, ip) : NULL;
+	module *m = pinned_module(ip);
 	fde_info fi;
 	int rc = ERR_NOTFOUND;
+	uint64_t bias = m ? m->bias : 0;
 	if (m) {
 		pthread_mutex_lock(&m->dw_lock);
 		elf_file *f = module_elf(m);
 		if (f)
-			rc = fde_lookup(f, ip - m->bias, &fi, NULL);
+			rc = fde_lookup(f, ip - bias, &fi, NULL);
 		pthread_mutex_unlock(&m->dw_lock);
 	}
+	process_space_unpin();
 	if (rc < 0) {
 		/* libunwind answers a one-byte procedure at the pc for code
 		 * without unwind info (_start, say), not an error */
@@ -212,11 +245,11 @@ COMPAT int _ULx86_64_get_proc_info(unw_cursor_t *c, unw_proc_info_t *pi)
 		return 0;
 	}
 	k->signal = fi.signal_frame;
-	pi->start_ip = fi.lo + m->bias;
-	pi->end_ip = fi.hi + m->bias;
-	pi->lsda = fi.has_lsda ? fi.lsda + m->bias : 0;
+	pi->start_ip = fi.lo + bias;
+	pi->end_ip = fi.hi + bias;
+	pi->lsda = fi.has_lsda ? fi.lsda + bias : 0;
 	if (fi.has_personality) {
-		uint64_t h = fi.personality + m->bias;
+		uint64_t h = fi.personality + bias;
 		if (fi.personality_indirect) {
 			reader rd = local_reader(k->regs.r[EHELF_RSP]);
 			if (rd.read(rd.arg, h, &h) != 0)

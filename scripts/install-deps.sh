@@ -7,7 +7,8 @@ set -eu
 PACKAGES="
   gcc g++ make pkg-config binutils libc6-dev gdb
   libelf-dev libdw-dev elfutils
-  libarchive-dev libsqlite3-dev libssl-dev sqlite3 libunwind-dev
+  libarchive-dev libsqlite3-dev libssl-dev sqlite3 libunwind-dev zlib1g-dev
+  util-linux
   clang libclang-rt-14-dev
   dpkg-dev apt ca-certificates bc
   alien rpm zstd xz-utils

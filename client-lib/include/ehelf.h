@@ -1,12 +1,24 @@
 /*
- * ehelf.h - libehelf's public API.
+ * ehelf.h - libehelf's public API.  Link with -lehelf (pkg-config libehelf).
  *
- * Object level (this header today): load one eh_elf and unwind one frame
- * with it.  The eh_elf binary interface, the register set and the status
- * codes are in ehelf_abi.h.
+ *  - Objects: load one eh_elf and unwind one frame with it.
+ *  - Address spaces: the modules of a process (this one, another live one,
+ *    or a snapshot's), each resolved to its eh_elf by build-ID.
+ *  - Unwinding: whole stacks, of another process or a snapshot through a
+ *    read callback (ehelf_unwind), of this thread (ehelf_unwind_local,
+ *    ehelf_backtrace); modules without an eh_elf go through libdw's DWARF
+ *    CFI, and each frame says which way it was stepped.
+ *  - libunwind's local API on the same machinery is libehelf-unwind (see
+ *    docs/unwinder.md): relink a libunwind program against it, or preload it.
  *
- * Thread safety: an ehelf_object may be used by several threads at once;
- * open and close are not async-signal-safe, the step functions are.
+ * The eh_elf binary interface, the register set and the status codes are
+ * in ehelf_abi.h; docs/unwinder.md describes the design and its figures.
+ *
+ * Errors: calls return negative codes (EHELF_E_* of ehelf_abi.h, or
+ * -errno) or NULL; ehelf_last_error() then says why, in this thread.
+ * Thread safety: objects and finished spaces may be used by any number of
+ * threads at once.  Async-signal safety: the step and unwind calls, once
+ * the space is built, for modules with an eh_elf (see ehelf_unwind_local).
  */
 #ifndef EHELF_H
 #define EHELF_H
@@ -37,8 +49,8 @@ typedef struct ehelf_object ehelf_object;
 EHELF_API ehelf_object *ehelf_object_open(const char *eh_elf_path);
 EHELF_API void ehelf_object_close(ehelf_object *o);
 
-/* The reason of the last failure of ehelf_object_open() in this thread
- * (never NULL). */
+/* The reason of the last failure in this thread (ehelf_object_open, the
+ * space calls); never NULL. */
 EHELF_API const char *ehelf_last_error(void);
 
 /* The eh_elf's ehelf_info (source build-ID, covered range, statistics). */
@@ -85,6 +97,11 @@ EHELF_API const char *ehelf_status_str(int status);
  * unwinding with a finished space does neither for modules that have an
  * eh_elf (see ehelf_unwind_local).  A space must not be changed while
  * another thread unwinds with it.
+ *
+ * Each space keeps a step cache (64 KiB, allocated with it): the eh_elf's
+ * summary of the row of each pc met (ehelf_object_describe), so that a pc
+ * seen before is stepped without looking its module and row up again.
+ * Threads share it without locks; adding a module clears it.
  */
 typedef struct ehelf_space ehelf_space;
 
@@ -109,7 +126,8 @@ EHELF_API int ehelf_space_add_module(ehelf_space *s,
 EHELF_API int ehelf_space_load_self(ehelf_space *s);
 EHELF_API int ehelf_space_load_pid(ehelf_space *s, int pid);
 
-/* Number of modules, and how many have an eh_elf. */
+/* Number of modules, and how many have an eh_elf (eh_elfs themselves,
+ * when loaded into the process, are not counted as modules). */
 EHELF_API int ehelf_space_modules(const ehelf_space *s, int *with_ehelf);
 
 /* ---- unwinding -------------------------------------------------------- */
@@ -176,14 +194,16 @@ EHELF_API void ehelf_regs_from_ucontext(ehelf_regs *r, const void *uc);
  * backtrace(3) for this thread: up to MAX return addresses of the calling
  * function's callers (the caller of ehelf_backtrace first), returned as
  * the number stored.  Uses a process-wide space built on first use
- * (dl_iterate_phdr) and rebuilt when libraries are loaded or unloaded;
- * async-signal-safe once built, like ehelf_unwind_local with
- * EHELF_UNWIND_NO_FALLBACK.  At most 1023 frames.
+ * (dl_iterate_phdr); call ehelf_backtrace_init() again after loading or
+ * unloading libraries (dlopen, dlclose) for their frames to be found.
+ * Async-signal-safe once built: frames of modules without an eh_elf end
+ * the backtrace (EHELF_UNWIND_NO_FALLBACK).
  */
 EHELF_API int ehelf_backtrace(void **ips, int max);
 
 /* Build (or rebuild) the process-wide space now, outside a signal
- * handler.  Returns 0 or a negative code. */
+ * handler.  A space replaced while a signal handler unwinds with it is
+ * freed at a later rebuild.  Returns 0 or -ENOMEM. */
 EHELF_API int ehelf_backtrace_init(void);
 
 #ifdef __cplusplus

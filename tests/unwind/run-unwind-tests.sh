@@ -30,7 +30,7 @@ for p in compare-libunwind compare-libunwind-ibt compare-remote sample-compare \
 	LD_LIBRARY_PATH=$build/lib ldd "$bin/$p" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]*ld-linux/ { print $1 }' |
 	while read -r lib; do cp -n "$(readlink -f "$lib")" "$T/files/"; done
 done
-cp -n "$build/lib/libehelf-unwind.so" "$T/files/"
+cp -n "$build/lib/libehelf-unwind.so" "$bin/libunwtest-dso.so" "$T/files/"
 "$build/bin/ehelf-compile" --extract-vdso "$T/files/vdso.so"
 "$build/bin/ehelf-batch" --store "$T/store" --json "$T/files" >"$T/batch.json"
 echo "  $(sed 's/.*"built": \([0-9]*\).*/\1/' "$T/batch.json") eh_elfs built"
@@ -74,7 +74,7 @@ echo "== a libunwind program: Debian's libunwind, relinked, preloaded"
 # unw-api-libunwind throws through libunwind's _Unwind_RaiseException (it
 # comes first in libunwind.so.8), the relinked program through libgcc's, as
 # does unw-api-libunwind-gcceh: r2 is compared with r0, r3 with r1.
-for v in r0 r1 r2 r3; do mkdir "$T/$v"; done
+for v in r0 r1 r2 r3; do mkdir "$T/$v"; cp "$bin/libunwtest-dso.so" "$T/$v/"; done
 cp "$bin/unw-api-libunwind-gcceh" "$T/r0/unw-api"
 cp "$bin/unw-api-libunwind" "$T/r1/unw-api"
 cp "$bin/unw-api-ehelf" "$T/r2/unw-api"
@@ -91,6 +91,8 @@ run_same r2 "" "$pad" >"$T/u2" 2>&1
 run_same r3 "$pre" "" >"$T/u3" 2>&1
 lines=$(wc -l <"$T/u1")
 [ "$lines" -gt 40 ] || bad "unw-api printed only $lines lines"
+grep -A3 '^dlopen$' "$T/u1" | grep -q 'libunwtest-dso.so+' ||
+	bad "libunwind did not unwind through the library loaded with dlopen"
 grep -q 'libunwind.so.8+.*_Unwind_RaiseException' "$T/u1" ||
 	bad "unw-api-libunwind did not throw through libunwind's runtime"
 grep -q 'libgcc_s.so.1+.*_Unwind_RaiseException' "$T/u0" ||

@@ -10,11 +10,16 @@
  * interrupted malloc, and libdw allocates), so every module on the stacks
  * needs one in $EHELF_PATH.  The first mismatches are printed in full.
  *
- * One difference is expected and checked: where ehelf stops because no
- * CFI covers a pc (hand-written assembly such as libunwind's own
- * setcontext), libunwind goes on by guessing with the frame pointer.  Such
- * samples are counted apart once libdw confirms that no CFI covers the pc
- * and the frames before agree.
+ * Two differences are expected, checked and counted apart, where the
+ * frames so far agree and ehelf stops but libunwind goes on:
+ *  - no CFI covers the pc (hand-written assembly such as libunwind's own
+ *    setcontext, or a garbage pc that the CFI led both to): libunwind
+ *    guesses with the frame pointer; libdw confirms that there is no CFI;
+ *  - libunwind's next frame does not move the stack pointer up: ehelf
+ *    treats that as the end (a caller's frame is always above), libunwind
+ *    goes on; seen when the sample lands in libgcc installing the context
+ *    of a catch block (_Unwind_Resume, _Unwind_RaiseException), whose last
+ *    instructions run on the target's stack.
  *
  * Usage: sample-compare [SECONDS-PER-WORKLOAD]   (default 1)
  */
@@ -52,7 +57,12 @@ static int nkeep;
 /* samples where ehelf stopped early after agreeing so far: the pc it
  * stopped at, checked against libdw after the run */
 enum { MAXSTOP = 4096 };
-static struct { uint64_t pc; bool exact; } stops[MAXSTOP];
+static struct {
+	uint64_t pc, sp;      /* ehelf's last frame */
+	bool exact;
+	uint64_t lpc, lsp;    /* libunwind's next one */
+	int depth;
+} stops[MAXSTOP];
 static int nstops;
 
 static void remember(const char *what, const uint64_t (*e)[2], int ne,
@@ -106,6 +116,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 		prefix = e[i][0] == l[i][0] && e[i][1] == l[i][1];
 	if (prefix && nstops < MAXSTOP) {
 		stops[nstops].pc = e[ne - 1][0];
+		stops[nstops].sp = e[ne - 1][1];
+		stops[nstops].lpc = l[ne][0];
+		stops[nstops].lsp = l[ne][1];
+		stops[nstops].depth = ne;
 		stops[nstops++].exact = ne == 1;
 	} else if (!same) {
 		mismatches++;
@@ -222,23 +236,38 @@ int main(int argc, char **argv)
 				(unsigned long long)keep[k].l[i][1]);
 	}
 	elf_version(EV_CURRENT);
-	int guessed = 0;
+	int guessed = 0, flat = 0;
 	for (int i = 0; i < nstops; i++) {
 		uint64_t pc = stops[i].pc - !stops[i].exact;
 		char w[256];
+		if (stops[i].lsp <= stops[i].sp) {
+			if (flat++ < 3)
+				printf("  ehelf stops at %s: libunwind's next frame "
+				       "does not move the stack pointer up\n",
+				       where(stops[i].pc, w, sizeof w));
+			continue;
+		}
 		if (!libdw_covers(pc)) {
-			guessed++;
+			if (guessed++ < 3)
+				printf("  ehelf stops at %s: no CFI there\n",
+				       where(stops[i].pc, w, sizeof w));
 			continue;
 		}
 		mismatches++;
-		fprintf(stderr, "MISMATCH: ehelf stopped at %s, which has CFI, "
-			"libunwind went on\n", where(stops[i].pc, w, sizeof w));
+		char w2[256];
+		fprintf(stderr, "MISMATCH: ehelf stopped at frame %d, %s sp %#llx, "
+			"which has CFI; libunwind went on to %s sp %#llx\n",
+			stops[i].depth - 1, where(stops[i].pc, w, sizeof w),
+			(unsigned long long)stops[i].sp,
+			where(stops[i].lpc, w2, sizeof w2),
+			(unsigned long long)stops[i].lsp);
 	}
 	printf("sample-compare: %ld samples, %ld frames, %d of %d modules with "
 	       "an eh_elf; %ld stacks and %ld backtraces differ from libunwind's; "
-	       "%d stop where no CFI covers the pc and libunwind guesses "
-	       "(checksum %lu)\n", samples, frames, with, mods, mismatches,
-	       bt_mismatches, guessed, sink & 0xff);
+	       "ehelf stops where libunwind goes on: %d where no CFI covers the "
+	       "pc (libunwind guesses), %d where libunwind's stack pointer does "
+	       "not move up (checksum %lu)\n", samples, frames, with, mods,
+	       mismatches, bt_mismatches, guessed, flat, sink & 0xff);
 	bool ok = samples >= 100 && !mismatches && !bt_mismatches &&
 		  short_stacks < samples / 10;
 	printf("sample-compare: %s\n", ok ? "PASS" : "FAIL");

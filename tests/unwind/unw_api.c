@@ -6,7 +6,8 @@
  * unw_getcontext, unw_init_local, unw_step, unw_get_reg, unw_get_proc_name,
  * unw_is_signal_frame and unw_get_proc_info, then unw_backtrace.  Addresses
  * are printed as module+offset and stack pointers relative to frame 0's,
- * since the three runs load things at different addresses.
+ * since the three runs load things at different addresses.  Last, a probe
+ * from a library loaded with dlopen after all that unwinding.
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
@@ -16,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scenarios.h"
 
@@ -77,8 +79,29 @@ void probe(const char *name)
 	pthread_mutex_unlock(&lock);
 }
 
+/* After the scenarios: a library loaded now, which calls probe back. */
+static int through_dlopened(void)
+{
+	char dir[4096];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 64);
+	if (n <= 0)
+		return 1;
+	dir[n] = '\0';
+	strcpy(strrchr(dir, '/') + 1, "libunwtest-dso.so");
+	void *h = dlopen(dir, RTLD_NOW);
+	void (*call_back)(void (*)(const char *), const char *) =
+		h ? (void (*)(void (*)(const char *), const char *))dlsym(h, "unwtest_call_back")
+		  : NULL;
+	if (!call_back) {
+		fprintf(stderr, "unw-api: %s\n", dlerror());
+		return 1;
+	}
+	call_back(probe, "dlopen");
+	return 0;
+}
+
 int main(void)
 {
 	scen_all();
-	return 0;
+	return through_dlopened();
 }
