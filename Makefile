@@ -3,8 +3,10 @@
 #   make               build programs into build/bin, libraries into build/lib
 #   make check         install test dependencies, build with -Werror, run unit
 #                      tests (also under ASan+UBSan) and the differential
-#                      tests on a deterministic sample of this machine's ELFs
-#                      and of the Debian packages listed in tests/diff/packages
+#                      tests (ehelf-batch, unwinding against libunwind and
+#                      libdw, ehelf-perf against perf on recorded workloads,
+#                      and the CFI reader on a deterministic sample of this
+#                      machine's ELFs and of the packages in tests/diff/packages)
 #   make check-full    the same on every ELF, plus a 2-minute libFuzzer run
 #   make bench         benchmarks, each against its baselines in the same run
 #   make deps          install the Debian packages the build and tests need
@@ -52,7 +54,7 @@ BATCH_SRC := builder/batch/store.c builder/batch/package.c builder/batch/package
 BATCH_LIBS := $(shell pkg-config --libs libarchive sqlite3 libcrypto 2>/dev/null || \
                 echo -larchive -lsqlite3 -lcrypto) -lpthread
 
-PROGRAMS := $(B)/bin/ehelf-compile $(B)/bin/ehelf-batch
+PROGRAMS := $(B)/bin/ehelf-compile $(B)/bin/ehelf-batch $(B)/bin/ehelf-perf
 
 # ---- libehelf: the client library -------------------------------------------
 CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
@@ -64,6 +66,34 @@ CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/client-lib/getcontext.o \
 CLIENT_LIBS := $(B)/lib/libehelf.a $(B)/lib/libehelf.so $(B)/lib/pkgconfig/libehelf.pc \
                $(B)/lib/libehelf-unwind.so
 
+# ---- ehelf-perf: perf.data reading, symbols (client-lib/perf/) -------------
+PERF_SRC := $(wildcard client-lib/perf/*.c)
+PERF_LIB := $(B)/lib/libehelf-perf.a
+$(PERF_LIB): $(PERF_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+# the tool itself: client-lib/ehelf_perf.c, and client-lib/perftool/ (in a
+# library of its own for the tests)
+PERFTOOL_SRC := $(wildcard client-lib/perftool/*.c)
+PERFTOOL_LIB := $(B)/lib/libehelf-perftool.a
+$(PERFTOOL_LIB): $(PERFTOOL_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+$(B)/bin/ehelf-perf: $(B)/obj/client-lib/ehelf_perf.o $(PERFTOOL_LIB) \
+                     $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+# the cross-check runs the benchmark's baselines too
+$(B)/tests/perf/unwind_crosscheck: $(B)/obj/tests/perf/unwind_crosscheck.o \
+        $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.o \
+        $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) -ldl -lpthread
+# test programs of tests/perf/: each NAME.c is one program
+$(B)/tests/perf/%: $(B)/obj/tests/perf/%.o $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_frames.c \
@@ -71,7 +101,7 @@ DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_f
 DIFF_BIN := $(B)/tests/cfi-diff
 
 
-.PHONY: fixtures all deps check check-full unit unit-san repro batch-test unwind-test corpus corpus-full \
+.PHONY: fixtures all deps check check-full unit unit-san repro batch-test unwind-test perf-test corpus corpus-full \
         corpus-san fuzz bench clean run help
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 
@@ -136,9 +166,10 @@ $(B)/bin/ehelf-batch: $(B)/obj/builder/ehelf_batch.o $(BATCH_SRC:%.c=$(B)/obj/%.
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(BATCH_LIBS)
 
-$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(PERFTOOL_LIB) $(PERF_LIB) \
+                    $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
 
 $(DIFF_BIN): $(DIFF_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
 	@mkdir -p $(dir $@)
@@ -224,6 +255,15 @@ $(UNW_DIR)/unw-api-ehelf: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) $(B)/lib/l
 unwind-test: all $(UNW_BINS)
 	@tests/unwind/run-unwind-tests.sh $(B)
 
+# ehelf-perf against perf on real recordings: the perf.data reader, the
+# symbols, then whole `perf script` outputs
+PERF_TEST_BINS := $(B)/tests/perf/perf_data_dump $(B)/tests/perf/symbols_check \
+                  $(B)/tests/perf/script_compare $(B)/tests/perf/unwind_crosscheck
+perf-test: all $(PERF_TEST_BINS)
+	@tests/perf/run-perf-data-tests.sh $(B)
+	@tests/perf/run-symbols-tests.sh $(B)
+	@tests/perf/run-perf-tests.sh $(B)
+
 QUIRKS_BIN := $(B)/tests/tool-quirks
 $(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \
                $(B)/obj/tests/diff/libdw_frames.o $(CORE_LIB)
@@ -298,6 +338,7 @@ check: deps
 	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory batch-test
 	@$(MAKE) --no-print-directory unwind-test
+	@$(MAKE) --no-print-directory perf-test
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-san
 	@echo "make check: all passed"
@@ -308,6 +349,7 @@ check-full: deps
 	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory batch-test
 	@$(MAKE) --no-print-directory unwind-test
+	@$(MAKE) --no-print-directory perf-test
 	@$(MAKE) --no-print-directory corpus-full
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory fuzz
@@ -319,7 +361,14 @@ $(BENCH_UNWIND): $(B)/obj/bench/bench_unwind.o $(B)/obj/bench/libdw_unwind.o \
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lgcc_s \
 		-Wl,--pop-state -lunwind -lz -lsqlite3 $(LIBS) -ldl -lpthread
-bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND)
+BENCH_PERF := $(B)/bench/bench-perf-unwind
+PERF_BASELINES := $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.o
+$(BENCH_PERF): $(B)/obj/bench/bench_perf_unwind.o $(PERF_BASELINES) \
+               $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) -ldl -lpthread
+bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND) $(BENCH_PERF) \
+       $(B)/bin/ehelf-perf $(B)/tests/perf/script_compare
 	@bench/run-bench.sh $(B)
 
 # The main job: the eh_elfs of every package installed on this machine (or

@@ -69,6 +69,14 @@ static const Dwfl_Callbacks callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
+/* for modules reported by file: no debuginfo search (perf finds none
+ * either for CFI, which .eh_frame has) */
+static const Dwfl_Callbacks file_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
 libdw_unwinder *libdw_unwinder_new(pid_t pid)
 {
 	libdw_unwinder *u = calloc(1, sizeof *u);
@@ -78,6 +86,30 @@ libdw_unwinder *libdw_unwinder_new(pid_t pid)
 	u->dwfl = dwfl_begin(&callbacks);
 	if (!u->dwfl || dwfl_linux_proc_report(u->dwfl, pid) != 0 ||
 	    dwfl_report_end(u->dwfl, NULL, NULL) != 0 ||
+	    !dwfl_attach_state(u->dwfl, NULL, pid, &thread_callbacks, u)) {
+		fprintf(stderr, "libdw unwinder: %s\n", dwfl_errmsg(-1));
+		libdw_unwinder_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+libdw_unwinder *libdw_unwinder_new_modules(const libdw_module *mods, size_t n,
+					   pid_t pid)
+{
+	libdw_unwinder *u = calloc(1, sizeof *u);
+	if (!u)
+		return NULL;
+	u->pid = pid;
+	u->dwfl = dwfl_begin(&file_callbacks);
+	bool ok = u->dwfl != NULL;
+	if (ok)
+		dwfl_report_begin(u->dwfl);
+	for (size_t i = 0; ok && i < n; i++)
+		/* a file that cannot be reported is left out, as perf does */
+		dwfl_report_elf(u->dwfl, mods[i].path, mods[i].path, -1,
+				mods[i].bias, false);
+	if (!ok || dwfl_report_end(u->dwfl, NULL, NULL) != 0 ||
 	    !dwfl_attach_state(u->dwfl, NULL, pid, &thread_callbacks, u)) {
 		fprintf(stderr, "libdw unwinder: %s\n", dwfl_errmsg(-1));
 		libdw_unwinder_free(u);

@@ -17,6 +17,16 @@ typedef struct libdw_unwinder libdw_unwinder;
 /* An unwinder for the address space of process PID (its mappings now).
  * NULL on failure, with a message on stderr. */
 libdw_unwinder *libdw_unwinder_new(pid_t pid);
+
+/* An unwinder for a snapshot's address space: N files mapped with the
+ * given load biases (what perf.data's mmap records say), reported with
+ * dwfl_report_elf as perf does.  PID only names the thread. */
+typedef struct libdw_module {
+	const char *path;
+	uint64_t bias;       /* runtime address - link-time address */
+} libdw_module;
+libdw_unwinder *libdw_unwinder_new_modules(const libdw_module *mods, size_t n,
+					   pid_t pid);
 void libdw_unwinder_free(libdw_unwinder *u);
 
 /* Unwind from REGS (all 17 valid) reading memory through READ(ARG, ...);

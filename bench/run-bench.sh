@@ -24,3 +24,5 @@ echo
 "$here/batch-throughput.sh" "$build"
 echo
 "$here/unwind-bench.sh" "$build"
+echo
+"$here/perf-bench.sh" "$build"

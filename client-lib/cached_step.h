@@ -15,21 +15,30 @@
 #include "space.h"
 #include "step_cache.h"
 
-/* [lo, lo + span8]: the addresses of the 8-byte words inside the known
- * stack range K.  With no range (remote unwinding) or one too short, the
- * window is a single harmless word of our own, which no step computes. */
+/*
+ * Where a step may load directly: the addresses [lo, lo + span8] of the
+ * 8-byte words it may read with a plain load, at address + delta.  For
+ * local unwinding, the thread's known stack (delta 0); for a snapshot, its
+ * copy of the stack (delta = copy - address).  Otherwise, or when too
+ * short, a single harmless word of our own that no step computes.
+ */
+typedef struct window {
+	uint64_t lo, span8, delta;
+} window;
+
 extern const uint64_t ehelf_no_window; /* unwind.c */
 
-static inline void direct_window(const local_range *k, uint64_t *lo,
-				 uint64_t *span8)
+static inline window reader_window(const reader *rd)
 {
-	if (k && k->hi >= k->lo + 8) {
-		*lo = k->lo;
-		*span8 = k->hi - k->lo - 8;
-	} else {
-		*lo = (uint64_t)(uintptr_t)&ehelf_no_window;
-		*span8 = 0;
+	if (rd->local) {
+		const local_range *k = rd->arg;
+		if (k->hi >= k->lo + 8)
+			return (window){ k->lo, k->hi - k->lo - 8, 0 };
+	} else if (rd->snap && rd->snap->size >= 8) {
+		return (window){ rd->snap->addr, rd->snap->size - 8,
+				 (uint64_t)(uintptr_t)rd->snap->data - rd->snap->addr };
 	}
+	return (window){ (uint64_t)(uintptr_t)&ehelf_no_window, 0, 0 };
 }
 
 /* The slots of a step cache entry's b: byte K for register REG (rbp, byte
@@ -45,18 +54,17 @@ static inline void direct_window(const local_range *k, uint64_t *lo,
  * unusual (a register missing, a load that fails, the outermost frame, a
  * stack going down): unwind_step then does it the complete way and tells
  * why.  Every load lies within the entry's [lowest, highest] span, so two
- * checks tell whether they are all inside the known stack, the window
- * [LO, LO + SPAN8] of direct_window(), and are read directly; otherwise
- * they go through the reader (remote unwinding) or the complete way
- * (local: it grows the known range).
+ * checks tell whether they are all inside the window W (reader_window()),
+ * and are read directly; otherwise they go through the reader (remote
+ * unwinding) or the complete way (local: it grows the known range).
  *
  * Only rip, rsp, rbp and valid take part from frame to frame; the loop
  * keeps them in locals (machine registers), the other registers in R.
  */
 static inline __attribute__((always_inline)) bool
 cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
-	    uint32_t *valid, ehelf_regs *r, bool exact, uint64_t lo,
-	    uint64_t span8, const reader *rd)
+	    uint32_t *valid, ehelf_regs *r, bool exact, window w,
+	    const reader *rd)
 {
 	const step_cache_entry *e = step_cache_slot(s->cache, *rip);
 	uint64_t a = __atomic_load_n(&e->a, __ATOMIC_RELAXED);
@@ -73,8 +81,9 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 	uint64_t first = base + (uint64_t)STEP_CACHE_LOWEST(a);
 	uint64_t last = base + (uint64_t)STEP_CACHE_HIGHEST(a);
 	uint64_t nrip, nrbp = *rbp;
-	if (first - lo <= span8 && last - lo <= span8) {
-		memcpy(&nrip, (const void *)(uintptr_t)(base + (uint64_t)STEP_CACHE_RA(a)), 8);
+	if (first - w.lo <= w.span8 && last - w.lo <= w.span8) {
+		memcpy(&nrip, (const void *)(uintptr_t)(base + (uint64_t)STEP_CACHE_RA(a) +
+							w.delta), 8);
 		if (nrip == 0 || cfa <= *rsp)
 			return false;
 #define DIRECT(K, REG)                                                          \
@@ -82,7 +91,7 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 			int8_t w_ = (int8_t)(uint8_t)(b >> (8 * (K)));          \
 			if ((uint8_t)w_ != STEP_CACHE_KEPT) {                   \
 				memcpy(&r->r[REG], (const void *)(uintptr_t)    \
-				       (cfa + (uint64_t)(int64_t)w_ * 8), 8);   \
+				       (cfa + (uint64_t)(int64_t)w_ * 8 + w.delta), 8); \
 				v |= 1u << (REG);                               \
 			}                                                       \
 		}
@@ -90,7 +99,7 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 #undef DIRECT
 		if ((uint8_t)RBP_SLOT(b) != STEP_CACHE_KEPT) {
 			memcpy(&nrbp, (const void *)(uintptr_t)
-			       (cfa + (uint64_t)(int64_t)RBP_SLOT(b) * 8), 8);
+			       (cfa + (uint64_t)(int64_t)RBP_SLOT(b) * 8 + w.delta), 8);
 			v |= 1u << EHELF_RBP;
 		}
 	} else if (!rd->local) {

@@ -260,12 +260,19 @@ int dwarf_module_step(dwarf_module *d, uint64_t pc, const ehelf_regs *in,
 				out->valid &= ~(1u << r);
 			continue;
 		}
-		if ((rc = eval(ops, nops, cfa, in, read, arg, &v, &value)) != 0)
-			goto out;
-		if (!value && read(arg, v, &v)) {
+		rc = eval(ops, nops, cfa, in, read, arg, &v, &value);
+		if (rc == 0 && !value && read(arg, v, &v))
 			rc = EHELF_E_READ;
-			goto out;
+		if (rc == EHELF_E_READ && r != EHELF_RIP) {
+			/* a saved register that cannot be read is lost, not
+			 * the frame (as the eh_elf path, libdw and libunwind
+			 * treat it) */
+			out->valid &= ~(1u << r);
+			rc = 0;
+			continue;
 		}
+		if (rc != 0)
+			goto out;
 		out->r[r] = v;
 		out->valid |= 1u << r;
 	}

@@ -2,7 +2,10 @@
  * space.c - address spaces: modules from dl_iterate_phdr, /proc/PID/maps or
  * the caller; each resolved to its eh_elf by build-ID through the search
  * path ($EHELF_PATH, then /usr/lib/ehelf).  eh_elfs are loaded once per
- * process: a global cache shares them between spaces, refcounted.
+ * process: a global cache shares them between spaces, refcounted, and
+ * keeps up to IDLE_MAX of those no space uses any more, so that a tool
+ * making and dropping spaces (one per profiled process, say) does not
+ * load the same eh_elfs again and again.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -24,12 +27,17 @@
 typedef struct cached_object {
 	char hex[BUILDID_HEX_MAX + 1];
 	ehelf_object *obj;
-	unsigned refs;
+	unsigned refs;		/* spaces' modules using it */
+	uint64_t idle_since;	/* refs == 0: when it fell idle (a tick) */
 	struct cached_object *next;
 } cached_object;
 
+enum { IDLE_MAX = 64 };	/* unused eh_elfs kept loaded, at most */
+
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static cached_object *cache;
+static cached_object *cache;	/* under cache_lock, as the three below */
+static size_t cache_idle;	/* entries with refs == 0 */
+static uint64_t cache_tick;
 
 const ehelf_object *module_object(const module *m)
 {
@@ -42,7 +50,8 @@ static cached_object *cache_get(const char *hex)
 	pthread_mutex_lock(&cache_lock);
 	for (cached_object *c = cache; c; c = c->next)
 		if (!strcmp(c->hex, hex)) {
-			c->refs++;
+			if (c->refs++ == 0)
+				cache_idle--;
 			pthread_mutex_unlock(&cache_lock);
 			return c;
 		}
@@ -90,18 +99,28 @@ static cached_object *cache_get(const char *hex)
 	return c;
 }
 
+/* Releases C; past IDLE_MAX idle entries, the one idle the longest is
+ * closed. */
 static void cache_put(cached_object *c)
 {
 	if (!c)
 		return;
 	pthread_mutex_lock(&cache_lock);
 	if (--c->refs == 0) {
-		cached_object **p = &cache;
-		while (*p != c)
-			p = &(*p)->next;
-		*p = c->next;
-		ehelf_object_close(c->obj);
-		free(c);
+		c->idle_since = ++cache_tick;
+		cache_idle++;
+	}
+	if (cache_idle > IDLE_MAX) {
+		cached_object **oldest = NULL;
+		for (cached_object **p = &cache; *p; p = &(*p)->next)
+			if ((*p)->refs == 0 &&
+			    (!oldest || (*p)->idle_since < (*oldest)->idle_since))
+				oldest = p;
+		cached_object *victim = *oldest;
+		*oldest = victim->next;
+		cache_idle--;
+		ehelf_object_close(victim->obj);
+		free(victim);
 	}
 	pthread_mutex_unlock(&cache_lock);
 }
@@ -212,7 +231,8 @@ static int insert(ehelf_space *s, module *m)
 	s->mods[i] = m;
 	s->starts[i] = m->start;
 	s->n++;
-	memset(s->cache, 0, STEP_CACHE_SIZE * sizeof *s->cache);
+	if (atomic_exchange(&s->cache_used, false))
+		memset(s->cache, 0, STEP_CACHE_SIZE * sizeof *s->cache);
 	return 0;
 }
 

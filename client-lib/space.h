@@ -6,6 +6,7 @@
 #define EHELF_CLIENT_SPACE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,8 @@ struct ehelf_space {
 	uint64_t *starts;       /* mods[i]->start, for a cache-friendly search */
 	size_t n, cap;
 	step_cache_entry *cache; /* STEP_CACHE_SIZE entries (step_cache.h) */
+	atomic_bool cache_used;  /* filled since last cleared (so that building
+				  * a space module by module clears nothing) */
 };
 
 /* The module containing runtime address PC, or NULL.  No allocation. */
@@ -46,12 +49,25 @@ struct elf_file *module_elf(module *m);
 /* The eh_elf object of a module, or NULL. */
 const ehelf_object *module_object(const module *m);
 
+/* A copy of a stack: the bytes of [addr, addr + size) are at data. */
+typedef struct snapshot {
+	uint64_t addr, size;
+	const uint8_t *data;
+	ehelf_read_fn read;  /* memory outside it */
+	void *arg;
+} snapshot;
+
 /* How memory is read during an unwind. */
 typedef struct reader {
 	bool local;          /* ARG is the thread's local_range */
 	ehelf_read_fn read;
-	void *arg;
+	void *arg;           /* a snapshot for snapshot_read */
+	const snapshot *snap; /* reads inside it may be direct loads */
 } reader;
+
+/* ehelf_read_fn over a snapshot: inside it from the copy, else through
+ * its read function. */
+int snapshot_read(void *arg, uint64_t addr, uint64_t *value);
 
 /* A reader for this process, anchored at stack pointer SP. */
 reader local_reader(uint64_t sp);

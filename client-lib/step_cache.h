@@ -57,4 +57,33 @@ static inline step_cache_entry *step_cache_slot(step_cache_entry *cache,
 /* Fill E for lookup pc PC from the summary SUM (nonzero). */
 void step_cache_fill(step_cache_entry *e, uint64_t pc, uint64_t sum);
 
+/*
+ * Outermost frames (the return address undefined at PC: _start, clone,
+ * thread entry points) have no summary but end every stack: E remembers
+ * them with a marker whose key is salted so that cached_step()'s check
+ * fails on it (no cost on the hot path): it would pass only for a lookup
+ * pc of PC ^ SALT, a kernel address no user frame has.  The slow path asks
+ * step_cache_is_outermost() before looking the row up.
+ */
+#define STEP_CACHE_OUTERMOST_B 0x4u
+#define STEP_CACHE_OUTERMOST_SALT 0xfff0000000000000ull
+
+static inline void step_cache_fill_outermost(step_cache_entry *e, uint64_t pc)
+{
+	__atomic_store_n(&e->a, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->b, STEP_CACHE_OUTERMOST_B, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->key, pc ^ STEP_CACHE_OUTERMOST_B ^
+			 STEP_CACHE_OUTERMOST_SALT, __ATOMIC_RELAXED);
+}
+
+static inline bool step_cache_is_outermost(const step_cache_entry *e,
+					   uint64_t pc)
+{
+	uint64_t a = __atomic_load_n(&e->a, __ATOMIC_RELAXED);
+	uint64_t b = __atomic_load_n(&e->b, __ATOMIC_RELAXED);
+	uint64_t key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
+	return b == STEP_CACHE_OUTERMOST_B &&
+	       (key ^ a ^ b ^ STEP_CACHE_OUTERMOST_SALT) == pc;
+}
+
 #endif

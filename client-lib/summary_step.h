@@ -19,4 +19,14 @@
 int summary_step(uint64_t sum, const ehelf_regs *in, ehelf_regs *out,
 		 uint64_t lo, uint64_t hi, ehelf_read_fn read, void *arg);
 
+/* The same, except that a callee-saved register whose slot cannot be read
+ * is marked invalid instead of failing the step (the return address must
+ * still be read).  A snapshot often misses a slot that is still named
+ * after the register was popped (in epilogues, CFI often keeps "saved at
+ * CFA-24" after the pop, below the stack pointer where the copy starts);
+ * libunwind and libdw, which read registers only when needed, unwind
+ * such frames.  Only READ is used (no direct loads). */
+int summary_step_lenient(uint64_t sum, const ehelf_regs *in, ehelf_regs *out,
+			 ehelf_read_fn read, void *arg);
+
 #endif

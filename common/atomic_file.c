@@ -12,6 +12,12 @@
 int atomic_write(const char *path, const char *tmpdir, const void *data,
 		 size_t len, ehelf_err *err)
 {
+	return atomic_write_mode(path, tmpdir, data, len, 0644, err);
+}
+
+int atomic_write_mode(const char *path, const char *tmpdir, const void *data,
+		      size_t len, unsigned mode, ehelf_err *err)
+{
 	char tmp[4096];
 	int n;
 	if (tmpdir) {
@@ -44,7 +50,7 @@ int atomic_write(const char *path, const char *tmpdir, const void *data,
 		p += w;
 		left -= (size_t)w;
 	}
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);

@@ -16,4 +16,8 @@
 int atomic_write(const char *path, const char *tmpdir, const void *data,
 		 size_t len, ehelf_err *err);
 
+/* The same with permissions MODE (0600 for a private file). */
+int atomic_write_mode(const char *path, const char *tmpdir, const void *data,
+		      size_t len, unsigned mode, ehelf_err *err);
+
 #endif

@@ -12,6 +12,7 @@ PACKAGES="
   clang libclang-rt-14-dev
   dpkg-dev apt ca-certificates bc
   alien rpm zstd xz-utils
+  linux-perf rt-tests
 "
 
 missing=""

@@ -23,6 +23,7 @@
 #ifndef EHELF_H
 #define EHELF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ehelf_abi.h"
@@ -136,10 +137,17 @@ enum ehelf_frame_path {
 	EHELF_PATH_FIRST = 0,   /* the initial registers: no step was needed */
 	EHELF_PATH_EHELF = 1,   /* stepped with the module's eh_elf */
 	EHELF_PATH_DWARF = 2,   /* stepped with libdw's DWARF CFI (no eh_elf) */
+	EHELF_PATH_FRAME_POINTER = 3, /* no CFI covered the pc: guessed by the
+				       * frame-pointer chain (only with
+				       * EHELF_UNWIND_FRAME_POINTER) */
 };
 
 enum ehelf_frame_flags {
 	EHELF_FRAME_SIGNAL = 1, /* reached through a signal frame: pc is exact */
+	EHELF_FRAME_TRUNCATED = 2, /* the last frame, where unwinding stopped
+				    * because memory could not be read (the
+				    * end of a stack snapshot, say): the
+				    * stack goes on beyond what is known */
 };
 
 typedef struct ehelf_frame {
@@ -154,6 +162,11 @@ enum {
 	/* stop at a frame whose module has no eh_elf instead of using libdw
 	 * (which allocates): what a signal handler wants */
 	EHELF_UNWIND_NO_FALLBACK = 1,
+	/* where no CFI covers a pc (code without unwind tables, a pc in no
+	 * module), guess the caller with the frame-pointer chain, as
+	 * libunwind and libdw do (and so perf); off by default: the guess
+	 * is right only for code that keeps a frame pointer */
+	EHELF_UNWIND_FRAME_POINTER = 2,
 };
 
 /*
@@ -169,6 +182,18 @@ enum {
 EHELF_API int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
 			   ehelf_read_fn read, void *arg, ehelf_frame *frames,
 			   int max, unsigned flags);
+
+/*
+ * The same for a snapshot, as perf.data samples hold: STACK_SIZE bytes of
+ * stack copied from address STACK_ADDR are at STACK (read with plain
+ * loads); other memory is read through READ(ARG, ...), which may be NULL.
+ */
+EHELF_API int ehelf_unwind_snapshot(const ehelf_space *s,
+				    const ehelf_regs *initial,
+				    const void *stack, uint64_t stack_addr,
+				    uint64_t stack_size, ehelf_read_fn read,
+				    void *arg, ehelf_frame *frames, int max,
+				    unsigned flags);
 
 /*
  * The same in this process: memory is read directly, within the pages of

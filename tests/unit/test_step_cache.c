@@ -4,8 +4,9 @@
  * eh_elf's own step entry points by codegen-check on real binaries; here
  * random summaries, registers and stacks show that a step cache entry
  * filled from a summary (step_cache_fill) and applied by cached_step()
- * gives exactly the same registers, directly inside the known stack and
- * through a reader, and that every case it declines leaves the registers
+ * gives exactly the same registers, directly inside the known stack,
+ * through a reader, and from a snapshot (a copy of the stack at another
+ * address, as perf.data holds), and that every case it declines leaves the registers
  * untouched: reads that fail or fall outside the stack, a missing rbp, the
  * outermost frame, a stack going down, a torn entry, the other kind of pc.
  */
@@ -33,6 +34,18 @@ static int read_stack(void *arg, uint64_t addr, uint64_t *value)
 	if (++reads == fail_at || addr < lo || addr > lo + sizeof stack - 8)
 		return -1;
 	memcpy(value, (const void *)(uintptr_t)addr, 8);
+	return 0;
+}
+
+/* snapshot mode: the stack seen at FAKE, its bytes in stack[] */
+static const uint64_t FAKE = 0x7f0000000000ull;
+
+static int read_fake(void *arg, uint64_t addr, uint64_t *value)
+{
+	(void)arg;
+	if (++reads == fail_at || addr < FAKE || addr > FAKE + sizeof stack - 8)
+		return -1;
+	memcpy(value, (const uint8_t *)stack + (addr - FAKE), 8);
 	return 0;
 }
 
@@ -67,7 +80,7 @@ int main(void)
 	CHECK(s != NULL);
 	uint64_t base = (uint64_t)(uintptr_t)stack;
 	local_range whole = { base, base + sizeof stack };
-	int direct_steps = 0, read_steps = 0, declined = 0;
+	int direct_steps = 0, read_steps = 0, snap_steps = 0, declined = 0;
 	for (int trial = 0; trial < 200000; trial++) {
 		for (size_t i = 0; i < sizeof stack / 8; i++)
 			stack[i] = next() % 8 ? next() | 1 : 0; /* some zeros: outermost */
@@ -83,17 +96,30 @@ int main(void)
 		bool exact = next() % 4 == 0;
 		uint64_t pc = in.r[EHELF_RIP] - !exact;
 		step_cache_fill(step_cache_slot(s->cache, in.r[EHELF_RIP]), pc, sum);
-		bool remote = next() % 2;
+		int mode = (int)(next() % 3); /* 0 local, 1 remote, 2 snapshot */
+		bool remote = mode != 0;
+		uint64_t shift = mode == 2 ? FAKE - base : 0;
+		in.r[EHELF_RSP] += shift;
+		if (next() % 8)
+			in.r[EHELF_RBP] += shift;
 		/* a window that sometimes cuts the frame off */
-		local_range window = whole;
+		local_range known = whole;
 		if (!remote && next() % 4 == 0)
-			window.hi = in.r[EHELF_RSP] + 8 * (next() % 64);
-		fail_at = remote && next() % 4 == 0 ? 1 + next() % 4 : 0;
+			known.hi = in.r[EHELF_RSP] + 8 * (next() % 64);
+		snapshot sn = { .addr = FAKE, .size = sizeof stack,
+				.data = (const uint8_t *)stack, .read = NULL };
+		if (mode == 2 && next() % 4 == 0)
+			sn.size = in.r[EHELF_RSP] - FAKE + 8 * (next() % 64);
+		/* failing reads: in remote mode only (a snapshot reads some
+		 * words directly, the reference through read_fake: the Nth
+		 * read is not the same word) */
+		fail_at = mode == 1 && next() % 4 == 0 ? 1 + next() % 4 : 0;
 
 		ehelf_regs want;
 		reads = 0;
-		int st = remote ? summary_step(sum, &in, &want, 0, 0, read_stack, NULL)
-				: summary_step(sum, &in, &want, window.lo, window.hi, NULL, NULL);
+		int st = mode == 1 ? summary_step(sum, &in, &want, 0, 0, read_stack, NULL)
+		       : mode == 2 ? summary_step(sum, &in, &want, 0, 0, read_fake, NULL)
+				   : summary_step(sum, &in, &want, known.lo, known.hi, NULL, NULL);
 		bool want_step = st == EHELF_STEP && want.r[EHELF_RIP] != 0 &&
 				 want.r[EHELF_RSP] > in.r[EHELF_RSP];
 
@@ -102,12 +128,16 @@ int main(void)
 		uint64_t rip = r.r[EHELF_RIP], rsp = r.r[EHELF_RSP], rbp = r.r[EHELF_RBP];
 		uint32_t valid = r.valid;
 		reader rd = { .local = !remote, .read = read_stack, .arg = NULL };
-		if (!remote)
-			rd.arg = &window;
-		uint64_t lo, span8;
-		direct_window(remote ? NULL : &window, &lo, &span8);
+		if (mode == 0)
+			rd.arg = &known;
+		if (mode == 2) {
+			sn.read = read_fake; /* outside the copy: fails, as the
+					       * reference's reads past it do */
+			rd = (reader){ .read = snapshot_read, .arg = &sn, .snap = &sn };
+		}
 		reads = 0;
-		bool got = cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, lo, span8, &rd);
+		bool got = cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact,
+				       reader_window(&rd), &rd);
 		if (got) {
 			r.r[EHELF_RIP] = rip;
 			r.r[EHELF_RSP] = rsp;
@@ -115,10 +145,12 @@ int main(void)
 			r.valid = valid;
 			CHECK(want_step);
 			CHECK(same_regs(&r, &want));
-			remote ? read_steps++ : direct_steps++;
+			mode == 1 ? read_steps++ : mode == 2 ? snap_steps++ : direct_steps++;
 		} else {
 			/* declined: nothing changed */
 			ehelf_regs orig = in;
+			/* (the snapshot's cut copy: the reference reads on
+			 * through read_fake, which sees the whole stack) */
 			orig.valid &= EHELF_VALID_REGS;
 			r.r[EHELF_RIP] = rip;
 			r.r[EHELF_RSP] = rsp;
@@ -134,17 +166,47 @@ int main(void)
 			uint64_t trip = t.r[EHELF_RIP], trsp = t.r[EHELF_RSP],
 				 trbp = t.r[EHELF_RBP];
 			uint32_t tv = t.valid & EHELF_VALID_REGS;
-			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact, lo,
-					   span8, &rd));
+			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact,
+					   reader_window(&rd), &rd));
 			step_cache_entry *e = step_cache_slot(s->cache, in.r[EHELF_RIP]);
 			e->a ^= 8;
-			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, exact, lo,
-					   span8, &rd));
+			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, exact,
+					   reader_window(&rd), &rd));
 		}
 	}
-	printf("test_step_cache: %d direct and %d remote cached steps equal "
-	       "summary_step's, %d declined\n", direct_steps, read_steps, declined);
-	CHECK(direct_steps > 10000 && read_steps > 10000 && declined > 1000);
+	printf("test_step_cache: %d direct, %d remote and %d snapshot cached steps "
+	       "equal summary_step's, %d declined\n", direct_steps, read_steps,
+	       snap_steps, declined);
+	CHECK(direct_steps > 10000 && read_steps > 10000 && snap_steps > 10000 &&
+	      declined > 1000);
+
+	/* outermost markers: found by the slow path for their pc only, and
+	 * never taken by cached_step (for any pc hashing to their slot) */
+	local_range tail = { base, base + sizeof stack };
+	reader lr = { .local = true, .read = local_read, .arg = &tail };
+	int outer = 0;
+	for (int trial = 0; trial < 20000; trial++) {
+		uint64_t rip = 0x400000 + next() % 0x100000;
+		bool exact = next() % 2;
+		uint64_t pc = rip - !exact;
+		step_cache_entry *e = step_cache_slot(s->cache, rip);
+		step_cache_fill_outermost(e, pc);
+		CHECK(step_cache_is_outermost(e, pc));
+		CHECK(!step_cache_is_outermost(e, pc ^ 1));
+		ehelf_regs r = { .valid = EHELF_VALID_REGS };
+		r.r[EHELF_RSP] = base + 8 * 600;
+		r.r[EHELF_RBP] = base + 8 * 700;
+		uint64_t trip = rip, trsp = r.r[EHELF_RSP], trbp = r.r[EHELF_RBP];
+		uint32_t tv = r.valid;
+		CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &r, exact,
+				   reader_window(&lr), &lr));
+		CHECK(trip == rip && tv == r.valid);
+		/* a summary filled over it: no longer outermost */
+		step_cache_fill(e, pc, random_summary());
+		CHECK(!step_cache_is_outermost(e, pc));
+		outer++;
+	}
+	CHECK(outer == 20000);
 	ehelf_space_free(s);
 	UNIT_DONE("test_step_cache");
 }

@@ -1,0 +1,237 @@
+/*
+ * bench-perf-unwind - ns per frame of unwinding the user stacks of a
+ * perf.data file's samples (`perf record --call-graph dwarf`), the
+ * unwinding alone, with the same samples and the same memory reader for:
+ *  - ehelf: ehelf_unwind over the process's address space (eh_elfs from
+ *    $EHELF_PATH, libdw for files without one);
+ *  - libunwind's remote API: unw_init_remote + unw_step with accessors over
+ *    the same sample (find_proc_info through each file's .eh_frame_hdr and
+ *    dwarf_search_unwind_table, as perf does), global caching;
+ *  - libdw: dwfl_getthread_frames with the files reported by
+ *    dwfl_report_elf at their biases and the same memory callback, as perf
+ *    does.
+ * The file is read once (the processes' mappings as at its end); each
+ * method then unwinds every sample in a pass of its own.
+ *
+ * Usage: bench-perf-unwind FILE [NAME]
+ * Prints: NAME samples frames(ehelf) ns/frame for each, and the ratios.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../client-lib/perf/perf_data.h"
+#include "../client-lib/perftool/dso.h"
+#include "../client-lib/perftool/procs.h"
+#include "../client-lib/perftool/sample_unwind.h"
+#include "libdw_unwind.h"
+#include "libunwind_remote.h"
+
+enum { MAXF = 256 };
+
+typedef struct snap {
+	uint32_t pid;
+	ehelf_regs regs;
+	uint8_t *stack;
+	uint64_t size;
+} snap;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ---- per process: the three unwinders' state ----------------------------- */
+
+typedef struct proc_state {
+	proc *pr;
+	lu_remote *as;
+	libdw_unwinder *dw;
+	bool dw_tried;
+} proc_state;
+
+static proc_state *states;
+static size_t nstates;
+
+static proc_state *state_of(procs *p, uint32_t pid)
+{
+	for (size_t i = 0; i < nstates; i++)
+		if (states[i].pr->pid == pid)
+			return &states[i];
+	proc_state *v = realloc(states, (nstates + 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	states = v;
+	proc_state *s = &states[nstates++];
+	memset(s, 0, sizeof *s);
+	s->pr = procs_proc(p, pid);
+	return s;
+}
+
+/* Get METHOD (0 ehelf, 1 libunwind, 2 libdw) ready for S's process:
+ * address space, libunwind address space, libdw session (not timed). */
+static void prepare(procs *p, const snap *s, int method)
+{
+	proc_state *ps = state_of(p, s->pid);
+	if (!ps)
+		return;
+	if (method == 0)
+		proc_space(ps->pr);
+	if (method == 1 && !ps->as)
+		ps->as = lu_remote_new();
+	if (method == 2 && !ps->dw_tried) {
+		ps->dw_tried = true;
+		libdw_module *mods = calloc(ps->pr->n + 1, sizeof *mods);
+		size_t k = 0;
+		for (size_t j = 0; mods && j < ps->pr->n; j++) {
+			const pmap *m = &ps->pr->maps[j];
+			if (m->exec && m->d && m->d->usable && m->has_bias)
+				mods[k++] = (libdw_module){ m->d->path, m->bias };
+		}
+		ps->dw = libdw_unwinder_new_modules(mods, k, (pid_t)s->pid);
+		free(mods);
+	}
+}
+
+/* Unwind snapshot S of process PS with METHOD; returns its frames. */
+static int unwind_one(proc_state *ps, const snap *s, int method)
+{
+	sample_mem mem = { .stack = s->stack, .sp = s->regs.r[EHELF_RSP],
+			   .size = s->size, .pr = ps->pr };
+	int got = 0;
+	if (method == 0) {
+		ehelf_frame f[MAXF];
+		sample_mem files = { .pr = ps->pr };
+		got = ehelf_unwind_snapshot(proc_space(ps->pr), &s->regs, s->stack,
+					    s->regs.r[EHELF_RSP], s->size, sample_read,
+					    &files, f, MAXF, 0);
+	} else if (method == 1) {
+		uint64_t pcs[MAXF];
+		got = lu_remote_unwind(ps->as, ps->pr, &s->regs, &mem, pcs, MAXF);
+	} else if (ps->dw) {
+		uint64_t pcs[MAXF];
+		got = libdw_unwind(ps->dw, &s->regs, sample_read, &mem, pcs, MAXF);
+	}
+	return got > 0 ? got : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: bench-perf-unwind FILE [NAME]\n");
+		return 2;
+	}
+	const char *name = argc > 2 ? argv[2] : argv[1];
+	ehelf_err err = { 0 };
+	perf_reader *r = perf_reader_open(argv[1], &err);
+	if (!r) {
+		fprintf(stderr, "bench-perf-unwind: %s\n", err.msg);
+		return 1;
+	}
+	dso_table *dsos = dso_table_new();
+	procs *p = procs_new(dsos);
+	snap *snaps = NULL;
+	size_t n = 0, cap = 0;
+	perf_event ev;
+	int rc;
+	while ((rc = perf_reader_next(r, &ev, &err)) > 0) {
+		switch (ev.kind) {
+		case PERF_EV_COMM:
+			procs_comm(p, ev.pid, ev.tid, ev.comm.comm);
+			break;
+		case PERF_EV_FORK:
+			procs_fork(p, ev.pid, ev.tid, ev.task.ppid, ev.task.ptid);
+			break;
+		case PERF_EV_MMAP:
+			if (ev.pid != (uint32_t)-1) {
+				const uint8_t *id = ev.mmap.build_id;
+				size_t len = ev.mmap.build_id_len;
+				if (!len)
+					len = perf_reader_build_id(r, ev.pid, ev.mmap.filename, &id);
+				procs_mmap(p, ev.pid, ev.mmap.start, ev.mmap.len,
+					   ev.mmap.pgoff, ev.mmap.exec, ev.mmap.filename,
+					   id, len);
+			}
+			break;
+		case PERF_EV_SAMPLE: {
+			snap s = { .pid = ev.pid };
+			if (sample_regs(&ev, &s.regs) < 0 || !ev.sample.stack_size)
+				break;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				snap *v = realloc(snaps, cap * sizeof *v);
+				if (!v)
+					return 1;
+				snaps = v;
+			}
+			s.size = ev.sample.stack_size;
+			s.stack = malloc(s.size);
+			if (!s.stack)
+				return 1;
+			memcpy(s.stack, ev.sample.stack, s.size);
+			snaps[n++] = s;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		fprintf(stderr, "bench-perf-unwind: %s\n", err.msg);
+		return 1;
+	}
+	/* each method: three passes over all the samples, the best one
+	 * counts (the first also pays for loading tables and first touches) */
+	enum { PASSES = 3 };
+	double ns[3] = { 0 }, first[3] = { 0 };
+	uint64_t frames[3] = { 0 };
+	proc_state **of = calloc(n + 1, sizeof *of);
+	if (!of)
+		return 1;
+	for (int method = 0; method < 3; method++) {
+		for (size_t i = 0; i < n; i++)
+			prepare(p, &snaps[i], method);
+		for (size_t i = 0; i < n; i++) /* states[] stays put now */
+			of[i] = state_of(p, snaps[i].pid);
+		for (int pass = 0; pass < PASSES; pass++) {
+			uint64_t fr = 0;
+			double t0 = now();
+			for (size_t i = 0; i < n; i++)
+				if (of[i])
+					fr += (uint64_t)unwind_one(of[i], &snaps[i], method);
+			double t = now() - t0;
+			if (pass == 0)
+				first[method] = fr ? t / (double)fr : 0;
+			if (pass == 0 || t < ns[method]) {
+				ns[method] = t;
+				frames[method] = fr;
+			}
+		}
+	}
+	double per[3];
+	for (int m = 0; m < 3; m++)
+		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
+	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx  "
+	       "(first pass: %.1f %.1f %.1f)\n", name, n,
+	       (unsigned long long)frames[0], per[0], (unsigned long long)frames[1],
+	       per[1], (unsigned long long)frames[2], per[2],
+	       per[0] > 0 ? per[1] / per[0] : 0, per[0] > 0 ? per[2] / per[0] : 0,
+	       first[0], first[1], first[2]);
+	for (size_t i = 0; i < nstates; i++) {
+		lu_remote_free(states[i].as);
+		libdw_unwinder_free(states[i].dw);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(snaps[i].stack);
+	free(snaps);
+	free(of);
+	free(states);
+	procs_free(p);
+	dso_table_free(dsos);
+	perf_reader_close(r);
+	return 0;
+}

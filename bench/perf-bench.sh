@@ -1,0 +1,71 @@
+#!/bin/sh
+# ehelf-perf's benchmark, on perf.data files recorded now from real
+# workloads (tests/perf/record-workloads.sh: hackbench, a python3 script,
+# cc1plus, sqlite3, and for (c) also the same compilation through the g++
+# driver), with eh_elfs for the files they map:
+#  (a) ns per frame of the unwinding alone, same samples, same memory
+#      reader: ehelf, libunwind's remote API, libdw (bench-perf-unwind);
+#  (b) the whole command: `ehelf-perf script` against `perf script
+#      --no-inline`, same file, same fields, output to /dev/null (best of 3);
+#  (c) agreement: the share of samples whose user stacks are identical in
+#      both outputs, and the differing ones by class (script_compare, with
+#      unwind_crosscheck telling those where libunwind and libdw used
+#      directly agree with ehelf).
+# Usage: bench/perf-bench.sh BUILD [SCALE]
+set -eu
+build=$(cd "${1:?usage: perf-bench.sh BUILD [SCALE]}" && pwd)
+scale=${2:-4}
+here=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+fields=comm,tid,time,event,ip,sym,symoff,dso
+workloads="hackbench python cc1plus sqlite"
+
+echo "== ehelf-perf: perf.data unwinding ($(date -u +%F), workloads at scale $scale)"
+"$here/tests/perf/record-workloads.sh" "$T/rec" "$scale" $workloads gxx
+"$here/tests/perf/store-for-recordings.sh" "$build" "$T/store" "$T"/rec/*.data
+export EHELF_PATH="$T/store"
+
+echo "(a) unwinding alone, ns per frame (same samples, same reader; best of 3"
+echo "    passes, the first pass in parentheses)"
+printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload samples \
+	frames ehelf frames libunw frames libdw libunw/ libdw/
+for w in $workloads; do
+	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w"
+done
+
+best() { # the best of 3 wall-clock times of a command, in seconds
+	b=""
+	for i in 1 2 3; do
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		e=$(date +%s.%N)
+		t=$(echo "$e - $s" | bc)
+		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
+	done
+	echo "$b"
+}
+echo
+echo "(b) the whole command, seconds (best of 3), output to /dev/null"
+printf '%-10s %8s %8s %12s %12s %8s\n' workload MiB samples "perf script" ehelf-perf speedup
+for w in $workloads; do
+	f=$T/rec/$w.data
+	p=$(best perf script -i "$f" -F $fields --no-inline)
+	e=$(best "$build/bin/ehelf-perf" script -i "$f" --no-progress)
+	n=$(perf script -i "$f" -F tid 2>/dev/null | wc -l)
+	printf '%-10s %8.1f %8d %12.3f %12.3f %7.1fx\n' "$w" \
+		"$(echo "$(stat -c %s "$f") / 1048576" | bc -l)" "$n" "$p" "$e" \
+		"$(echo "$p / $e" | bc -l)"
+done
+
+echo
+echo "(c) agreement with perf script: identical user stacks, and the others"
+for w in $workloads gxx; do
+	f=$T/rec/$w.data
+	perf script -i "$f" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
+	"$build/bin/ehelf-perf" script -i "$f" --no-progress >"$T/$w.ehelf"
+	"$build/tests/perf/unwind_crosscheck" "$f" >"$T/$w.oracle" 2>/dev/null
+	printf '%-10s ' "$w"
+	"$build/tests/perf/script_compare" --oracle "$T/$w.oracle" "$T/$w.perf" \
+		"$T/$w.ehelf" | tail -n 1 | sed 's/^script_compare: //'
+done

@@ -1,0 +1,196 @@
+/*
+ * ehelf-perf - the samples of a `perf record --call-graph dwarf` file,
+ * their user stacks unwound with eh_elfs: `ehelf-perf script` prints them as
+ * `perf script -F comm,tid,time,event,ip,sym,symoff,dso --no-inline` does,
+ * or as folded stacks for flame graphs.
+ *
+ * Exit status: 0 success, 1 unreadable or malformed input (or a write
+ * error), 2 bad usage.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf/perf_data.h"
+#include "perftool/dso.h"
+#include "perftool/outbuf.h"
+#include "perftool/procs.h"
+#include "perftool/script.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: ehelf-perf script [-i FILE] [--folded] [--no-progress]\n"
+	      "\n"
+	      "Print the samples of a perf.data file made by `perf record\n"
+	      "--call-graph dwarf`, with their user stacks unwound by eh_elfs\n"
+	      "(found by build-ID under $EHELF_PATH, then /usr/lib/ehelf; DWARF\n"
+	      "CFI through libdw for files without one), in the layout of\n"
+	      "`perf script -F comm,tid,time,event,ip,sym,symoff,dso --no-inline`.\n"
+	      "Kernel frames come from the samples' callchains.\n"
+	      "\n"
+	      "  -i, --input FILE  the perf.data file (default perf.data; - reads\n"
+	      "                    standard input, as `perf record -o -` writes it)\n"
+	      "  -f, --folded      print folded stacks instead, one line per\n"
+	      "                    distinct stack: comm;outermost;...;innermost COUNT\n"
+	      "                    (as FlameGraph's stackcollapse-perf.pl makes them)\n"
+	      "      --no-progress no progress line on standard error\n"
+	      "  -h, --help        show this help\n"
+	      "\n"
+	      "Exit status: 0 success, 1 unreadable or malformed input, 2 usage.\n",
+	      out);
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* "\rehelf-perf: 12.3 of 45.6 MiB (27%), 12345 samples" on standard error. */
+static void progress(perf_reader *r, uint64_t samples, bool last)
+{
+	uint64_t done, total;
+	perf_reader_progress(r, &done, &total);
+	if (total)
+		fprintf(stderr, "\rehelf-perf: %.1f of %.1f MiB (%d%%), %llu samples ",
+			done / 1048576.0, total / 1048576.0,
+			(int)(100.0 * (double)done / (double)total),
+			(unsigned long long)samples);
+	else
+		fprintf(stderr, "\rehelf-perf: %.1f MiB, %llu samples ", done / 1048576.0,
+			(unsigned long long)samples);
+	if (last)
+		fputc('\n', stderr);
+}
+
+static int handle(perf_reader *r, procs *p, script_ctx *sc, const perf_event *ev)
+{
+	switch (ev->kind) {
+	case PERF_EV_COMM:
+		return procs_comm(p, ev->pid, ev->tid, ev->comm.comm);
+	case PERF_EV_FORK:
+		return procs_fork(p, ev->pid, ev->tid, ev->task.ppid, ev->task.ptid);
+	case PERF_EV_EXIT:
+		return procs_exit(p, ev->pid, ev->tid);
+	case PERF_EV_MMAP: {
+		if (ev->pid == (uint32_t)-1)
+			return 0; /* the kernel's own maps */
+		const uint8_t *id = ev->mmap.build_id;
+		size_t n = ev->mmap.build_id_len;
+		if (!n)
+			n = perf_reader_build_id(r, ev->pid, ev->mmap.filename, &id);
+		return procs_mmap(p, ev->pid, ev->mmap.start, ev->mmap.len,
+				  ev->mmap.pgoff, ev->mmap.exec, ev->mmap.filename,
+				  id, n);
+	}
+	case PERF_EV_SAMPLE:
+		return script_sample(sc, ev);
+	case PERF_EV_OTHER:
+		return 0;
+	}
+	return 0;
+}
+
+static int run(const char *input, bool folded, bool show_progress)
+{
+	ehelf_err err = { 0 };
+	perf_reader *r = perf_reader_open(input, &err);
+	if (!r) {
+		fprintf(stderr, "ehelf-perf: %s\n", err.msg);
+		return 1;
+	}
+	dso_table *dsos = dso_table_new();
+	procs *p = dsos ? procs_new(dsos) : NULL;
+	static outbuf out;
+	ob_init(&out, stdout);
+	script_ctx sc;
+	int status = 0;
+	if (!p || script_init(&sc, r, p, &out, folded) < 0) {
+		fprintf(stderr, "ehelf-perf: out of memory\n");
+		procs_free(p);
+		dso_table_free(dsos);
+		perf_reader_close(r);
+		return 1;
+	}
+	double next = now() + 0.25;
+	uint64_t events = 0;
+	perf_event ev;
+	int rc;
+	while ((rc = perf_reader_next(r, &ev, &err)) > 0) {
+		if (handle(r, p, &sc, &ev) < 0) {
+			fprintf(stderr, "ehelf-perf: out of memory\n");
+			status = 1;
+			break;
+		}
+		if (show_progress && (++events & 4095) == 0 && now() >= next) {
+			progress(r, sc.samples, false);
+			next = now() + 0.25;
+		}
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%sehelf-perf: %s\n", show_progress ? "\n" : "", err.msg);
+		status = 1;
+	}
+	if (folded && status == 0 && script_print_folded(&sc) < 0) {
+		fprintf(stderr, "ehelf-perf: out of memory\n");
+		status = 1;
+	}
+	if (show_progress && status == 0)
+		progress(r, sc.samples, true);
+	if (ob_flush(&out) < 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "ehelf-perf: write error on standard output\n");
+		status = 1;
+	}
+	script_fini(&sc);
+	procs_free(p);
+	dso_table_free(dsos);
+	perf_reader_close(r);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_NO_PROGRESS = 256 };
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 2 || strcmp(argv[1], "script") != 0) {
+		fprintf(stderr, "ehelf-perf: %s\n", argc < 2 ? "missing command"
+				: "unknown command (the command is: script)");
+		usage(stderr);
+		return 2;
+	}
+	const char *input = "perf.data";
+	bool folded = false, show_progress = isatty(2);
+	int c;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "i:fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': input = optarg; break;
+		case 'f': folded = true; break;
+		case OPT_NO_PROGRESS: show_progress = false; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "ehelf-perf: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return run(input, folded, show_progress);
+}

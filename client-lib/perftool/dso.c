@@ -1,0 +1,160 @@
+/* dso.c - see dso.h. */
+#include "dso.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { DSO_BUCKETS = 1024 };
+
+struct dso_table {
+	dso *bucket[DSO_BUCKETS];
+};
+
+dso_table *dso_table_new(void)
+{
+	return calloc(1, sizeof(dso_table));
+}
+
+void dso_table_free(dso_table *t)
+{
+	if (!t)
+		return;
+	for (int b = 0; b < DSO_BUCKETS; b++)
+		for (dso *d = t->bucket[b], *next; d; d = next) {
+			next = d->next;
+			if (d->usable)
+				elf_file_close(&d->elf);
+			symtab_free(d->syms);
+			free(d->segs);
+			free(d->memo);
+			free(d->path);
+			free(d);
+		}
+	free(t);
+}
+
+static unsigned hash_path(const char *s)
+{
+	unsigned h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h % DSO_BUCKETS;
+}
+
+/* Open D's file and check it against the recorded build-ID, if any. */
+static void dso_open(dso *d)
+{
+	ehelf_err err;
+	if (elf_file_open(&d->elf, d->path, &err) < 0)
+		return;
+	const uint8_t *id;
+	int n = elf_file_build_id(&d->elf, &id);
+	if (d->build_id_len) {
+		if (n != (int)d->build_id_len || memcmp(id, d->build_id, (size_t)n)) {
+			elf_file_close(&d->elf); /* another file by that name now */
+			return;
+		}
+	} else if (n > 0) {
+		memcpy(d->build_id, id, (size_t)n);
+		d->build_id_len = (size_t)n;
+	}
+	size_t nph, size;
+	d->image = (const uint8_t *)elf_rawfile(d->elf.elf, &size);
+	d->image_size = d->image ? size : 0;
+	if (elf_getphdrnum(d->elf.elf, &nph) == 0 &&
+	    (d->segs = calloc(nph ? nph : 1, sizeof *d->segs)) != NULL)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(d->elf.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (ph.p_flags & PF_X)
+				d->has_text = true;
+			if (ph.p_offset <= d->image_size &&
+			    ph.p_filesz <= d->image_size - ph.p_offset)
+				d->segs[d->nsegs++] = (struct dso_seg){
+					ph.p_vaddr, ph.p_offset, ph.p_filesz };
+		}
+	d->usable = true;
+}
+
+dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len)
+{
+	unsigned b = hash_path(path);
+	for (dso *d = t->bucket[b]; d; d = d->next)
+		if (!strcmp(d->path, path) &&
+		    (!len || (d->build_id_len == len && !memcmp(d->build_id, id, len))))
+			return d;
+	dso *d = calloc(1, sizeof *d);
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		return NULL;
+	}
+	if (len && len <= sizeof d->build_id) {
+		memcpy(d->build_id, id, len);
+		d->build_id_len = len;
+	}
+	dso_open(d);
+	d->next = t->bucket[b];
+	t->bucket[b] = d;
+	return d;
+}
+
+int dso_bias(const dso *d, uint64_t start, uint64_t pgoff, uint64_t *bias)
+{
+	if (!d->usable)
+		return ERR_NOTFOUND;
+	size_t n;
+	if (elf_getphdrnum(d->elf.elf, &n) != 0)
+		return ERR_NOTFOUND;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(d->elf.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		uint64_t first = ph.p_offset & ~0xfffull;
+		if (pgoff < first || pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		/* START maps file offset PGOFF, i.e. link address
+		 * p_vaddr - (p_offset - PGOFF) */
+		*bias = start - (ph.p_vaddr - (ph.p_offset - pgoff));
+		return 0;
+	}
+	return ERR_NOTFOUND;
+}
+
+int dso_read(dso *d, uint64_t addr, uint64_t *value)
+{
+	for (size_t i = 0; i < d->nsegs; i++) {
+		const struct dso_seg *g = &d->segs[i];
+		if (addr >= g->vaddr && g->filesz >= 8 && addr - g->vaddr <= g->filesz - 8) {
+			memcpy(value, d->image + g->offset + (addr - g->vaddr), 8);
+			return 0;
+		}
+	}
+	return ERR_NOTFOUND;
+}
+
+const char *dso_symbol(dso *d, uint64_t addr, uint64_t *off)
+{
+	if (!d->syms_tried) {
+		d->syms_tried = true;
+		if (d->usable) {
+			ehelf_err err;
+			d->syms = symtab_load_elf(d->path, d->build_id,
+						  d->build_id_len, &err);
+		}
+	}
+	if (!d->syms)
+		return NULL;
+	/* A profile names the same few thousand addresses over and over; a
+	 * binary search over a large table misses the cache at every level,
+	 * a memo of the last answers does not. */
+	if (!d->memo && !(d->memo = calloc(DSO_MEMO_SIZE, sizeof *d->memo)))
+		return symtab_find(d->syms, addr, off);
+	struct dso_memo *m = &d->memo[(addr ^ (addr >> 10)) & (DSO_MEMO_SIZE - 1)];
+	if (m->key != addr + 1) {
+		m->key = addr + 1;
+		m->name = symtab_find(d->syms, addr, &m->off);
+	}
+	*off = m->off;
+	return m->name;
+}

@@ -1,0 +1,345 @@
+/* procs.c - see procs.h. */
+#include "procs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* open-addressing tables keyed by pid / tid (0 is a valid key: the idle
+ * task; an empty slot has a NULL value) */
+typedef struct slot {
+	uint32_t key;
+	void *val;
+} slot;
+
+typedef struct table {
+	slot *v;
+	size_t n, cap;
+} table;
+
+/* an address space, shared by processes with the same mappings */
+struct space_group {
+	ehelf_space *space;    /* built on first use */
+	unsigned refs;
+};
+
+static void group_leave(proc *pr)
+{
+	struct space_group *g = pr->group;
+	pr->group = NULL;
+	if (g && --g->refs == 0) {
+		ehelf_space_free(g->space);
+		free(g);
+	}
+}
+
+static struct space_group *group_of(proc *pr)
+{
+	if (!pr->group && (pr->group = calloc(1, sizeof *pr->group)) != NULL)
+		pr->group->refs = 1;
+	return pr->group;
+}
+
+struct procs {
+	dso_table *dsos;
+	table pids, tids;
+};
+
+static size_t hash32(uint32_t k, size_t cap)
+{
+	return (size_t)((k * 2654435761u) & (cap - 1));
+}
+
+static void **table_find(table *t, uint32_t key)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = hash32(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->v[i].val)
+			return NULL;
+		if (t->v[i].key == key)
+			return &t->v[i].val;
+	}
+}
+
+static int table_put(table *t, uint32_t key, void *val)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		slot *v = calloc(cap, sizeof *v);
+		if (!v)
+			return ERR_NOMEM;
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->v[i].val)
+				continue;
+			size_t j = hash32(t->v[i].key, cap);
+			while (v[j].val)
+				j = (j + 1) & (cap - 1);
+			v[j] = t->v[i];
+		}
+		free(t->v);
+		t->v = v;
+		t->cap = cap;
+	}
+	size_t i = hash32(key, t->cap);
+	while (t->v[i].val && t->v[i].key != key)
+		i = (i + 1) & (t->cap - 1);
+	if (!t->v[i].val)
+		t->n++;
+	t->v[i] = (slot){ key, val };
+	return 0;
+}
+
+procs *procs_new(dso_table *dsos)
+{
+	procs *p = calloc(1, sizeof *p);
+	if (p)
+		p->dsos = dsos;
+	return p;
+}
+
+static void proc_free(proc *pr)
+{
+	group_leave(pr);
+	for (size_t i = 0; i < pr->nnames; i++)
+		free(pr->names[i]);
+	free(pr->names);
+	free(pr->maps);
+	free(pr);
+}
+
+void procs_free(procs *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->pids.cap; i++)
+		if (p->pids.v[i].val)
+			proc_free(p->pids.v[i].val);
+	for (size_t i = 0; i < p->tids.cap; i++)
+		free(p->tids.v[i].val);
+	free(p->pids.v);
+	free(p->tids.v);
+	free(p);
+}
+
+proc *procs_proc(procs *p, uint32_t pid)
+{
+	void **v = table_find(&p->pids, pid);
+	if (v)
+		return *v;
+	proc *pr = calloc(1, sizeof *pr);
+	if (!pr || table_put(&p->pids, pid, pr) < 0) {
+		free(pr);
+		return NULL;
+	}
+	pr->pid = pid;
+	return pr;
+}
+
+thread *procs_thread(procs *p, uint32_t tid, uint32_t pid)
+{
+	void **v = table_find(&p->tids, tid);
+	if (v) {
+		thread *t = *v;
+		t->pid = pid;
+		return t;
+	}
+	thread *t = calloc(1, sizeof *t);
+	if (!t || table_put(&p->tids, tid, t) < 0) {
+		free(t);
+		return NULL;
+	}
+	t->tid = tid;
+	t->pid = pid;
+	snprintf(t->comm, sizeof t->comm, ":%u", tid); /* as perf, until COMM */
+	return t;
+}
+
+int procs_comm(procs *p, uint32_t pid, uint32_t tid, const char *comm)
+{
+	thread *t = procs_thread(p, tid, pid);
+	if (!t)
+		return ERR_NOMEM;
+	snprintf(t->comm, sizeof t->comm, "%s", comm);
+	return 0;
+}
+
+/* Copy FROM's mappings into TO (a process just forked). */
+static int copy_maps(proc *to, proc *from)
+{
+	if (!from->n)
+		return 0;
+	pmap *m = malloc(from->n * sizeof *m);
+	if (!m)
+		return ERR_NOMEM;
+	memcpy(m, from->maps, from->n * sizeof *m);
+	free(to->maps);
+	to->maps = m;
+	to->n = to->cap = from->n;
+	/* names outside dsos stay owned by the parent, which outlives no
+	 * one in particular: keep our own copies */
+	for (size_t i = 0; i < to->n; i++)
+		if (!m[i].d && m[i].name) {
+			char *c = strdup(m[i].name);
+			char **v = realloc(to->names, (to->nnames + 1) * sizeof *v);
+			if (!c || !v) {
+				free(c);
+				if (v)
+					to->names = v;
+				return ERR_NOMEM;
+			}
+			to->names = v;
+			to->names[to->nnames++] = c;
+			m[i].name = c;
+		}
+	/* same mappings: same address space */
+	to->gen++;
+	group_leave(to);
+	struct space_group *g = group_of(from);
+	if (g) {
+		g->refs++;
+		to->group = g;
+	}
+	return 0;
+}
+
+int procs_fork(procs *p, uint32_t pid, uint32_t tid, uint32_t ppid,
+	       uint32_t ptid)
+{
+	thread *parent = procs_thread(p, ptid, ppid);
+	thread *t = procs_thread(p, tid, pid);
+	if (!parent || !t)
+		return ERR_NOMEM;
+	memcpy(t->comm, parent->comm, sizeof t->comm);
+	if (pid != ppid) {
+		proc *child = procs_proc(p, pid), *par = procs_proc(p, ppid);
+		if (!child || !par)
+			return ERR_NOMEM;
+		return copy_maps(child, par);
+	}
+	return 0;
+}
+
+int procs_exit(procs *p, uint32_t pid, uint32_t tid)
+{
+	(void)p;
+	(void)pid;
+	(void)tid; /* perf keeps exited threads for later records: so do we */
+	return 0;
+}
+
+int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
+	       uint64_t pgoff, bool exec, const char *filename,
+	       const uint8_t *build_id, size_t build_id_len)
+{
+	proc *pr = procs_proc(p, pid);
+	if (!pr || !len)
+		return pr ? 0 : ERR_NOMEM;
+	uint64_t end = start + len;
+	pmap m = { .start = start, .end = end, .pgoff = pgoff, .exec = exec };
+	if (filename[0] == '/') {
+		m.d = dso_get(p->dsos, filename, build_id, build_id_len);
+		if (!m.d)
+			return ERR_NOMEM;
+		m.name = m.d->path;
+		m.has_bias = dso_bias(m.d, start, pgoff, &m.bias) == 0;
+	} else {
+		char *c = strdup(filename);
+		char **v = c ? realloc(pr->names, (pr->nnames + 1) * sizeof *v) : NULL;
+		if (!v) {
+			free(c);
+			return ERR_NOMEM;
+		}
+		pr->names = v;
+		pr->names[pr->nnames++] = c;
+		m.name = c;
+	}
+	/* the old mappings minus what the new one covers (at most one is
+	 * split in two), and the new one, in order */
+	pmap *v = malloc((pr->n + 2) * sizeof *v);
+	if (!v)
+		return ERR_NOMEM;
+	size_t out = 0;
+	bool placed = false, space_changed = exec;
+	for (size_t i = 0; i < pr->n; i++) {
+		pmap o = pr->maps[i];
+		if (!placed && o.start >= start) {
+			v[out++] = m;
+			placed = true;
+		}
+		if (o.end <= start || o.start >= end) {
+			v[out++] = o;
+			continue;
+		}
+		space_changed |= o.exec;
+		if (o.start < start) { /* the part before */
+			v[out] = o;
+			v[out++].end = start;
+		}
+		if (o.end > end) { /* the part after */
+			if (!placed) {
+				v[out++] = m;
+				placed = true;
+			}
+			v[out] = o;
+			v[out].pgoff += end - o.start;
+			v[out++].start = end;
+		}
+	}
+	if (!placed)
+		v[out++] = m;
+	free(pr->maps);
+	pr->maps = v;
+	pr->n = out;
+	pr->cap = pr->n + 2;
+	/* The address space holds the executable mappings only: data and
+	 * anonymous mappings (malloc's arenas, thread stacks) leave it, and
+	 * the processes sharing it, as they are.  Otherwise the mappings
+	 * are this process's own now. */
+	if (space_changed) {
+		pr->gen++;
+		group_leave(pr);
+	}
+	return 0;
+}
+
+const pmap *proc_find(const proc *pr, uint64_t addr)
+{
+	size_t lo = 0, hi = pr->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (pr->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= pr->maps[lo - 1].end)
+		return NULL;
+	return &pr->maps[lo - 1];
+}
+
+const ehelf_space *proc_space(proc *pr)
+{
+	struct space_group *g = group_of(pr);
+	if (!g)
+		return NULL;
+	if (g->space)
+		return g->space;
+	ehelf_space *s = ehelf_space_new();
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < pr->n; i++) {
+		const pmap *m = &pr->maps[i];
+		if (!m->exec || !m->d || !m->d->usable || !m->has_bias)
+			continue;
+		ehelf_module_desc d = {
+			.start = m->start, .end = m->end, .bias = m->bias,
+			.path = m->d->path,
+			.build_id = m->d->build_id_len ? m->d->build_id : NULL,
+			.build_id_len = m->d->build_id_len,
+		};
+		ehelf_space_add_module(s, &d); /* a failure leaves the module out */
+	}
+	g->space = s;
+	return s;
+}

@@ -1,0 +1,292 @@
+/* script.c - see script.h. */
+#include "script.h"
+
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_syms.h"
+#include "sample_unwind.h"
+
+enum { MAX_FRAMES = 512, FOLD_BUCKETS_MIN = 1024 };
+
+/* ---- folded stacks ---------------------------------------------------------- */
+
+typedef struct fold_entry {
+	char *stack;
+	uint64_t count;
+} fold_entry;
+
+struct folded_table {
+	fold_entry *v;
+	size_t n, cap;
+};
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static int fold_add(folded_table *t, const char *s, size_t n)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : FOLD_BUCKETS_MIN;
+		fold_entry *v = calloc(cap, sizeof *v);
+		if (!v)
+			return ERR_NOMEM;
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->v[i].stack)
+				continue;
+			size_t j = hash_str(t->v[i].stack, strlen(t->v[i].stack)) & (cap - 1);
+			while (v[j].stack)
+				j = (j + 1) & (cap - 1);
+			v[j] = t->v[i];
+		}
+		free(t->v);
+		t->v = v;
+		t->cap = cap;
+	}
+	size_t i = hash_str(s, n) & (t->cap - 1);
+	for (; t->v[i].stack; i = (i + 1) & (t->cap - 1))
+		if (!strncmp(t->v[i].stack, s, n) && t->v[i].stack[n] == '\0') {
+			t->v[i].count++;
+			return 0;
+		}
+	if (!(t->v[i].stack = strndup(s, n)))
+		return ERR_NOMEM;
+	t->v[i].count = 1;
+	t->n++;
+	return 0;
+}
+
+static int cmp_fold(const void *a, const void *b)
+{
+	return strcmp(((const fold_entry *)a)->stack, ((const fold_entry *)b)->stack);
+}
+
+/* ---- the context ---------------------------------------------------------------- */
+
+int script_init(script_ctx *c, const perf_reader *r, procs *p, outbuf *out,
+		bool folded)
+{
+	memset(c, 0, sizeof *c);
+	c->reader = r;
+	c->procs = p;
+	c->out = out;
+	c->folded = folded;
+	if (folded && !(c->stacks = calloc(1, sizeof *c->stacks)))
+		return ERR_NOMEM;
+	return 0;
+}
+
+void script_fini(script_ctx *c)
+{
+	if (c->stacks) {
+		for (size_t i = 0; i < c->stacks->cap; i++)
+			free(c->stacks->v[i].stack);
+		free(c->stacks->v);
+		free(c->stacks);
+	}
+	symtab_free(c->kallsyms);
+}
+
+/* ---- frames ---------------------------------------------------------------------- */
+
+static script_frame kernel_frame(script_ctx *c, uint64_t ip)
+{
+	if (!c->kallsyms_tried) {
+		ehelf_err err;
+		c->kallsyms_tried = true;
+		const uint8_t *id = NULL;
+		size_t n = c->reader ? perf_reader_build_id(c->reader, (uint32_t)-1,
+							    "[kernel.kallsyms]", &id)
+				     : 0;
+		c->kallsyms = kernel_syms_load(id, n, &err);
+	}
+	script_frame f = { .ip = ip, .dso = "[kernel.kallsyms]", .kernel = true };
+	if (c->kallsyms)
+		f.sym = symtab_find(c->kallsyms, ip, &f.off);
+	return f;
+}
+
+static script_frame user_frame(const proc *pr, uint64_t ip)
+{
+	script_frame f = { .ip = ip, .dso = "[unknown]" };
+	const pmap *m = pr ? proc_find(pr, ip) : NULL;
+	if (!m)
+		return f;
+	f.ip = ip - m->start + m->pgoff; /* as perf prints user frames */
+	f.dso = m->name ? m->name : "[unknown]";
+	if (m->d && m->has_bias)
+		f.sym = dso_symbol(m->d, ip - m->bias, &f.off);
+	return f;
+}
+
+int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
+		  int max)
+{
+	int n = 0;
+	uint32_t pid = ev->pid;
+	proc *pr = procs_proc(c->procs, pid);
+	/* kernel frames: the callchain's kernel context */
+	uint64_t context = 0;
+	bool user_in_chain = false;
+	for (uint64_t i = 0; i < ev->sample.nr && n < max; i++) {
+		uint64_t ip = ev->sample.callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			context = ip;
+			continue;
+		}
+		if (context == (uint64_t)PERF_CONTEXT_KERNEL)
+			f[n++] = kernel_frame(c, ip);
+		else if (context == (uint64_t)PERF_CONTEXT_USER)
+			user_in_chain = true;
+	}
+	int nk = n;
+	c->kernel_frames += (uint64_t)nk;
+	/* user frames: unwound from the registers and stack copy, or else
+	 * the callchain's user context (frame-pointer callchains) */
+	ehelf_frame uf[MAX_FRAMES];
+	int nu = pr ? sample_unwind(pr, ev, uf, MAX_FRAMES) : 0;
+	if (nu > 0) {
+		c->unwound_samples++;
+		/* as perf: a caller's frame is shown (and named) at its return
+		 * address minus 1, inside the call, unless it was reached
+		 * through a signal frame (its pc is the interrupted one) */
+		for (int i = 0; i < nu && n < max; i++)
+			f[n++] = user_frame(pr, uf[i].pc - (i > 0 &&
+				!(uf[i].flags & EHELF_FRAME_SIGNAL)));
+		/* a stack cut off by the end of the sample's copy: perf shows
+		 * one more frame there, the return address it could not read,
+		 * as 0 - 1; so does ehelf-perf, for tools that expect it */
+		if ((uf[nu - 1].flags & EHELF_FRAME_TRUNCATED) && n < max)
+			f[n++] = user_frame(NULL, (uint64_t)-1);
+	} else if (user_in_chain) {
+		context = 0;
+		for (uint64_t i = 0; i < ev->sample.nr && n < max; i++) {
+			uint64_t ip = ev->sample.callchain[i];
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+				context = ip;
+			else if (context == (uint64_t)PERF_CONTEXT_USER)
+				f[n++] = user_frame(pr, ip);
+		}
+	}
+	c->user_frames += (uint64_t)(n - nk);
+	return n;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+static void print_sample(script_ctx *c, const perf_event *ev,
+			 const script_frame *f, int n)
+{
+	outbuf *o = c->out;
+	thread *t = procs_thread(c->procs, ev->tid, ev->pid);
+	ob_str(o, t ? t->comm : ":-1");
+	ob_char(o, ' ');
+	ob_dec(o, ev->tid, 5, 0);
+	ob_char(o, ' ');
+	ob_dec(o, ev->time / 1000000000ull, 5, 0);
+	ob_char(o, '.');
+	ob_dec(o, ev->time % 1000000000ull / 1000, 6, 1);
+	ob_str(o, ": ");
+	ob_str(o, ev->sample.attr ? ev->sample.attr->name : "unknown");
+	ob_str(o, ": \n");
+	for (int i = 0; i < n; i++) {
+		ob_char(o, '\t');
+		ob_hex(o, f[i].ip, 16);
+		ob_char(o, ' ');
+		if (f[i].sym) {
+			ob_str(o, f[i].sym);
+			ob_str(o, "+0x");
+			ob_hex(o, f[i].off, 0);
+		} else {
+			ob_str(o, "[unknown]");
+		}
+		ob_str(o, " (");
+		ob_str(o, f[i].dso);
+		ob_str(o, ")\n");
+	}
+	ob_char(o, '\n');
+}
+
+/* A frame's name in a folded stack, as stackcollapse-perf.pl makes it:
+ * the function without its arguments, ';' made ':'; for an unknown
+ * function the file's base name in brackets. */
+static size_t fold_name(const script_frame *f, char *buf, size_t cap)
+{
+	const char *name = f->sym;
+	char tmp[512];
+	if (!name) {
+		const char *base = strrchr(f->dso, '/');
+		if (!strcmp(f->dso, "[unknown]"))
+			name = "[unknown]";
+		else {
+			snprintf(tmp, sizeof tmp, "[%s]", base ? base + 1 : f->dso);
+			name = tmp;
+		}
+	}
+	size_t n = 0;
+	const char *paren = strchr(name, '(');
+	while (paren && !strncmp(paren, "(anonymous namespace)", 21))
+		paren = strchr(paren + 21, '(');
+	for (const char *p = name; *p && (!paren || p < paren) && n + 1 < cap; p++)
+		buf[n++] = *p == ';' ? ':' : *p;
+	buf[n] = '\0';
+	return n;
+}
+
+static int fold_sample(script_ctx *c, const perf_event *ev,
+		       const script_frame *f, int n)
+{
+	static char line[1 << 16];
+	thread *t = procs_thread(c->procs, ev->tid, ev->pid);
+	size_t len = 0;
+	for (const char *p = t ? t->comm : ":-1"; *p && len < 64; p++)
+		line[len++] = *p == ' ' ? '_' : *p;
+	for (int i = n - 1; i >= 0; i--) {
+		char name[512];
+		size_t k = fold_name(&f[i], name, sizeof name);
+		if (len + k + 2 >= sizeof line)
+			break;
+		line[len++] = ';';
+		memcpy(line + len, name, k);
+		len += k;
+	}
+	return fold_add(c->stacks, line, len);
+}
+
+int script_sample(script_ctx *c, const perf_event *ev)
+{
+	static script_frame f[MAX_FRAMES * 2];
+	int n = script_frames(c, ev, f, MAX_FRAMES * 2);
+	c->samples++;
+	if (c->folded)
+		return fold_sample(c, ev, f, n);
+	print_sample(c, ev, f, n);
+	return 0;
+}
+
+int script_print_folded(script_ctx *c)
+{
+	folded_table *t = c->stacks;
+	fold_entry *v = malloc((t->n ? t->n : 1) * sizeof *v);
+	if (!v)
+		return ERR_NOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].stack)
+			v[k++] = t->v[i];
+	qsort(v, k, sizeof *v, cmp_fold);
+	for (size_t i = 0; i < k; i++) {
+		ob_str(c->out, v[i].stack);
+		ob_char(c->out, ' ');
+		ob_dec(c->out, v[i].count, 0, 0);
+		ob_char(c->out, '\n');
+	}
+	free(v);
+	return 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * script.h - one perf sample to text: its kernel frames from the sample's
+ * callchain, its user frames unwound by ehelf, each named with its
+ * symbol and file, printed as `perf script -F comm,tid,time,event,ip,sym,
+ * symoff,dso --no-inline` prints them, or counted into folded stacks
+ * (`comm;outermost;...;innermost count`, what FlameGraph's
+ * stackcollapse-perf.pl makes of perf script's output).
+ */
+#ifndef EHELF_PERFTOOL_SCRIPT_H
+#define EHELF_PERFTOOL_SCRIPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../perf/perf_data.h"
+#include "dso.h"
+#include "outbuf.h"
+#include "procs.h"
+
+/* One frame as printed. */
+typedef struct script_frame {
+	uint64_t ip;        /* as perf prints it: kernel address, or the
+			     * mapping-relative address of a user frame */
+	const char *sym;    /* NULL: [unknown] */
+	uint64_t off;
+	const char *dso;    /* "[kernel.kallsyms]", the mapping's name, or
+			     * "[unknown]" */
+	bool kernel;
+} script_frame;
+
+typedef struct folded_table folded_table;
+
+typedef struct script_ctx {
+	const perf_reader *reader; /* for the kernel's build-ID */
+	procs *procs;
+	outbuf *out;
+	bool folded;            /* count stacks instead of printing samples */
+	folded_table *stacks;
+	symtab *kallsyms;       /* loaded on the first kernel frame
+				 * (kernel_syms.h) */
+	bool kallsyms_tried;
+	/* statistics */
+	uint64_t samples, kernel_frames, user_frames, unwound_samples;
+} script_ctx;
+
+/* Set up C for printing the samples of R to OUT (FOLDED: aggregate); R
+ * may be NULL (then the kernel is the running one).  0 or ERR_NOMEM. */
+int script_init(script_ctx *c, const perf_reader *r, procs *p, outbuf *out,
+		bool folded);
+void script_fini(script_ctx *c);
+
+/* The frames of sample EV into F (at most MAX): kernel then user.  Returns
+ * their number. */
+int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
+		  int max);
+
+/* Print (or count) sample EV.  0, or ERR_NOMEM. */
+int script_sample(script_ctx *c, const perf_event *ev);
+
+/* With FOLDED: print the stacks and their counts, sorted.  0 or ERR_NOMEM. */
+int script_print_folded(script_ctx *c);
+
+#endif

@@ -1,0 +1,106 @@
+#!/bin/sh
+# ehelf-perf against perf itself, on real recordings: the workloads of
+# record-workloads.sh are recorded with `perf record --call-graph dwarf`
+# (file mode, and one in pipe mode), eh_elfs are built for the files they
+# map, and `ehelf-perf script` must print the same samples as `perf script
+# -F comm,tid,time,event,ip,sym,symoff,dso --no-inline`: the same headers
+# and kernel frames, at least 95% of the user stacks identical (a few
+# hundred samples each: one difference is 0.3-0.7%), and every differing
+# one explained by unwind_crosscheck (libunwind and libdw used directly on
+# the sample agree with ehelf, or no CFI covered a pc and libdw guesses as
+# ehelf does); the output must not change without eh_elfs (libdw's CFI,
+# the fallback, gives the same stacks) nor when the kernel's symbols come
+# from the table saved by the previous run; folded output must count every
+# sample; bad input and bad usage must fail cleanly.  ehelf-perf's cache
+# is kept in the test's directory ($XDG_CACHE_HOME); perf record fills
+# perf's build-ID cache (~/.debug) as it always does.
+# Usage: tests/perf/run-perf-tests.sh BUILD
+set -eu
+build=$(cd "${1:?usage: run-perf-tests.sh BUILD}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+fails=0
+ok() { echo "  ok: $*"; }
+bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
+fields=comm,tid,time,event,ip,sym,symoff,dso
+ep="$build/bin/ehelf-perf"
+export XDG_CACHE_HOME="$T/cache"
+
+echo "== recordings, and eh_elfs for the files they map"
+"$here/record-workloads.sh" "$T/rec" 1
+perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
+	sqlite3 :memory: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+	 WHERE i < 300000) SELECT count(*), sum(i * i % 7) FROM n;" 2>/dev/null \
+	>"$T/rec/pipe.data"
+"$here/store-for-recordings.sh" "$build" "$T/store" "$T"/rec/*.data
+export EHELF_PATH="$T/store"
+
+echo "== ehelf-perf script against perf script"
+for w in hackbench python cc1plus sqlite pipe; do
+	f=$T/rec/$w.data
+	perf script -i "$f" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
+	if [ "$w" = pipe ]; then
+		"$ep" script -i - --no-progress <"$f" >"$T/$w.ehelf" 2>"$T/$w.err"
+	else
+		"$ep" script -i "$f" --no-progress >"$T/$w.ehelf" 2>"$T/$w.err"
+	fi || { bad "$w: ehelf-perf failed: $(cat "$T/$w.err")"; continue; }
+	"$build/tests/perf/unwind_crosscheck" "$f" >"$T/$w.oracle" 2>/dev/null
+	if "$build/tests/perf/script_compare" --min 95 --oracle "$T/$w.oracle" --explained \
+		"$T/$w.perf" "$T/$w.ehelf" >"$T/$w.cmp"; then
+		ok "$w: $(tail -n 1 "$T/$w.cmp" | sed 's/^script_compare: //')"
+	else
+		bad "$w: $(tail -n 1 "$T/$w.cmp")"
+		head -n 40 "$T/$w.cmp"
+	fi
+done
+
+echo "== the same without eh_elfs, and with the kernel's saved symbols"
+tab=$(ls "$XDG_CACHE_HOME"/ehelf/kallsyms/*.tab 2>/dev/null | head -n 1)
+[ -n "$tab" ] && ok "kernel symbols saved: $(basename "$tab")" ||
+	bad "no saved kernel symbol table under $XDG_CACHE_HOME"
+for w in cc1plus sqlite; do
+	EHELF_PATH=$T/no-store "$ep" script -i "$T/rec/$w.data" --no-progress >"$T/$w.dwarf"
+	cmp -s "$T/$w.ehelf" "$T/$w.dwarf" && ok "$w: DWARF fallback prints the same" ||
+		bad "$w: without eh_elfs the output differs ($(diff "$T/$w.ehelf" "$T/$w.dwarf" | grep -c '^[<>]') lines)"
+done
+"$ep" script -i "$T/rec/hackbench.data" --no-progress >"$T/hackbench.again"
+cmp -s "$T/hackbench.ehelf" "$T/hackbench.again" && ok "hackbench: same output from the saved kernel symbols" ||
+	bad "hackbench: a second run prints something else"
+
+echo "== folded stacks"
+"$ep" script -i "$T/rec/sqlite.data" --folded --no-progress >"$T/folded"
+samples=$(grep -c '^[^	]' "$T/sqlite.perf" || true)
+total=$(awk '{ s += $NF } END { print s + 0 }' "$T/folded")
+[ "$total" = "$samples" ] && ok "every one of $samples samples counted once, $(wc -l <"$T/folded") stacks" ||
+	bad "folded stacks count $total samples, perf script printed $samples"
+grep -qv '^[^ ;]\{1,\}\(;[^;]*\)* [0-9]\{1,\}$' "$T/folded" &&
+	bad "a folded line is not 'comm;frame;... COUNT'" || ok "folded lines well formed"
+
+echo "== bad input and bad usage"
+expect() { # STATUS WHAT COMMAND...
+	want=$1 what=$2
+	shift 2
+	set +e
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	set -e
+	if [ "$got" = "$want" ] && { [ "$want" = 0 ] || [ -s "$T/err" ]; }; then
+		ok "$what: exit $got${want:+, }$(head -c 100 "$T/err" | head -n 1)"
+	else
+		bad "$what: exit $got (want $want); $(head -c 200 "$T/err")"
+	fi
+}
+size=$(stat -c %s "$T/rec/sqlite.data")
+head -c $((size / 2)) "$T/rec/sqlite.data" >"$T/truncated.data"
+head -c 100000 /dev/urandom >"$T/random.data"
+: >"$T/empty.data"
+expect 1 "missing file" "$ep" script -i "$T/nonexistent.data" --no-progress
+expect 1 "truncated file" "$ep" script -i "$T/truncated.data" --no-progress
+expect 1 "random bytes" "$ep" script -i "$T/random.data" --no-progress
+expect 1 "empty file" "$ep" script -i "$T/empty.data" --no-progress
+expect 2 "no command" "$ep"
+expect 2 "unknown option" "$ep" script --frobnicate
+expect 0 "--help" "$ep" --help
+
+[ "$fails" = 0 ] && echo "ehelf-perf tests: PASS" || { echo "ehelf-perf tests: $fails FAILED"; exit 1; }

@@ -1,0 +1,248 @@
+/*
+ * script_compare - compare two `perf script -F comm,tid,time,event,ip,sym,
+ * symoff,dso --no-inline` outputs of the same perf.data file, sample by
+ * sample: perf's own (PERF) and ehelf-perf's (EHELF).
+ *
+ * Samples are matched in order by their header line (comm, tid, time,
+ * event).  Each sample's frames are split into kernel frames (dso
+ * [kernel.kallsyms], or a module in brackets, at a kernel address) and
+ * user frames; the user stacks are compared line by line (address,
+ * symbol+offset, file).  A differing sample falls in the first class that
+ * fits:
+ *   perf-longer    EHELF's frames are a strict prefix of PERF's
+ *   ehelf-longer   PERF's frames are a strict prefix of EHELF's
+ *   symbol         the first differing frame has the same address and file
+ *   address        the first differing frame has another address
+ * With --oracle FILE (unwind_crosscheck's output for the same perf.data
+ * file: per sample, whether libunwind and libdw used directly find the
+ * frames ehelf found), a differing sample where both agree with ehelf is
+ * counted as "perf only": perf's own result differs from the libraries it
+ * is built on, used directly on the same sample; one where ehelf guessed a
+ * frame by the frame-pointer chain (no CFI for a pc) and libdw agrees with
+ * it is counted as "guess" (libunwind guesses otherwise there, and so
+ * perf).
+ * Prints the counts, the share of identical user stacks, and the first
+ * examples of each class (-v: more).  Exit 0, or 1 when the headers
+ * differ (not the same samples), the identical share is below --min
+ * PERCENT (default 0: just report), or, with --oracle and --explained,
+ * a differing sample is not "perf only".
+ *
+ * Usage: script_compare [-v] [--min PERCENT] [--oracle FILE [--explained]]
+ *                       PERF EHELF
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sample {
+	char *header;
+	char **lines;     /* frames, without the leading tab */
+	int n, nuser_from; /* user frames are lines[nuser_from..n) */
+} sample;
+
+typedef struct file {
+	sample *v;
+	size_t n, cap;
+} file;
+
+static bool kernel_line(const char *l)
+{
+	/* "ADDR SYM (DSO)": a kernel address has 16 hex digits from 0xffff */
+	while (*l == ' ')
+		l++;
+	return strncmp(l, "ffff", 4) == 0 && strlen(l) > 16 && l[16] == ' ';
+}
+
+static int load(const char *path, file *f)
+{
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		perror(path);
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	sample *cur = NULL;
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n'))
+			line[--len] = '\0';
+		if (len == 0) {
+			cur = NULL;
+			continue;
+		}
+		if (line[0] != '\t') {
+			if (f->n == f->cap) {
+				f->cap = f->cap ? 2 * f->cap : 4096;
+				f->v = realloc(f->v, f->cap * sizeof *f->v);
+				if (!f->v)
+					return -1;
+			}
+			cur = &f->v[f->n++];
+			memset(cur, 0, sizeof *cur);
+			cur->header = strdup(line);
+			continue;
+		}
+		if (!cur)
+			continue;
+		cur->lines = realloc(cur->lines, (size_t)(cur->n + 1) * sizeof *cur->lines);
+		cur->lines[cur->n++] = strdup(line + 1);
+	}
+	free(line);
+	fclose(in);
+	for (size_t i = 0; i < f->n; i++) {
+		sample *s = &f->v[i];
+		s->nuser_from = 0;
+		while (s->nuser_from < s->n && kernel_line(s->lines[s->nuser_from]))
+			s->nuser_from++;
+	}
+	return 0;
+}
+
+enum { SAME, PERF_LONGER, EHELF_LONGER, SYMBOL, ADDRESS, NCLASS };
+static const char *const class_name[NCLASS] = {
+	"identical", "perf-longer", "ehelf-longer", "symbol", "address",
+};
+
+/* "ADDR SYM (DSO)" -> whether A and B have the same ADDR and DSO */
+static bool same_place(const char *a, const char *b)
+{
+	while (*a == ' ')
+		a++;
+	while (*b == ' ')
+		b++;
+	size_t ia = strcspn(a, " "), ib = strcspn(b, " ");
+	const char *da = strrchr(a, '('), *db = strrchr(b, '(');
+	return ia == ib && !strncmp(a, b, ia) && da && db && !strcmp(da, db);
+}
+
+/* unwind_crosscheck's lines: per sample 1 when libunwind and libdw agree
+ * with ehelf, 2 when ehelf guessed a frame and libdw agrees, else 0 */
+static int load_oracle(const char *path, int **agree, size_t *n)
+{
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		perror(path);
+		return -1;
+	}
+	size_t cap = 0;
+	int ne, nl, nd, sl, sd, guessed;
+	while (fscanf(in, "%d %d %d %d %d %d", &ne, &nl, &nd, &sl, &sd, &guessed) == 6) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			*agree = realloc(*agree, cap * sizeof **agree);
+			if (!*agree)
+				return -1;
+		}
+		(*agree)[(*n)++] = sl && sd ? 1 : guessed && sd ? 2 : 0;
+	}
+	fclose(in);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int verbose = 0, argi = 1;
+	double min = 0;
+	const char *oracle = NULL;
+	bool explained = false;
+	while (argi < argc && argv[argi][0] == '-') {
+		if (!strcmp(argv[argi], "-v"))
+			verbose++, argi++;
+		else if (!strcmp(argv[argi], "--min") && argi + 1 < argc)
+			min = atof(argv[argi + 1]), argi += 2;
+		else if (!strcmp(argv[argi], "--oracle") && argi + 1 < argc)
+			oracle = argv[argi + 1], argi += 2;
+		else if (!strcmp(argv[argi], "--explained"))
+			explained = true, argi++;
+		else
+			break;
+	}
+	if (argc - argi != 2) {
+		fprintf(stderr, "usage: script_compare [-v] [--min PERCENT] "
+			"[--oracle FILE [--explained]] PERF EHELF\n");
+		return 2;
+	}
+	file pf = { 0 }, ef = { 0 };
+	if (load(argv[argi], &pf) < 0 || load(argv[argi + 1], &ef) < 0)
+		return 2;
+	int *agree = NULL;
+	size_t nagree = 0;
+	if (oracle && (load_oracle(oracle, &agree, &nagree) < 0 || nagree != pf.n)) {
+		fprintf(stderr, "script_compare: %s: %zu samples, not %zu\n", oracle,
+			nagree, pf.n);
+		return 2;
+	}
+	if (pf.n != ef.n) {
+		printf("script_compare: %zu samples from perf, %zu from ehelf-perf\n",
+		       pf.n, ef.n);
+		return 1;
+	}
+	size_t count[NCLASS] = { 0 }, header_diff = 0, kernel_diff = 0, shown[NCLASS] = { 0 };
+	size_t perf_only = 0, guess = 0;
+	size_t user_frames = 0;
+	for (size_t i = 0; i < pf.n; i++) {
+		const sample *p = &pf.v[i], *e = &ef.v[i];
+		if (strcmp(p->header, e->header) != 0) {
+			if (header_diff++ < 5)
+				printf("header %zu differs:\n  perf:  %s\n  ehelf: %s\n", i,
+				       p->header, e->header);
+			continue;
+		}
+		bool kdiff = p->nuser_from != e->nuser_from;
+		for (int k = 0; !kdiff && k < p->nuser_from; k++)
+			kdiff = strcmp(p->lines[k], e->lines[k]) != 0;
+		kernel_diff += kdiff;
+		int np = p->n - p->nuser_from, ne = e->n - e->nuser_from;
+		user_frames += (size_t)np;
+		int k = 0;
+		while (k < np && k < ne &&
+		       !strcmp(p->lines[p->nuser_from + k], e->lines[e->nuser_from + k]))
+			k++;
+		int cls;
+		if (k == np && k == ne)
+			cls = SAME;
+		else if (k == ne)
+			cls = PERF_LONGER;
+		else if (k == np)
+			cls = EHELF_LONGER;
+		else if (same_place(p->lines[p->nuser_from + k], e->lines[e->nuser_from + k]))
+			cls = SYMBOL;
+		else
+			cls = ADDRESS;
+		count[cls]++;
+		if (cls != SAME && agree && agree[i]) {
+			if (agree[i] == 1)
+				perf_only++;
+			else
+				guess++;
+			continue; /* explained: not shown */
+		}
+		if (cls != SAME && shown[cls]++ < (size_t)(verbose ? 20 : 3)) {
+			printf("%s: %s (user frames from %d)\n", class_name[cls], p->header, k);
+			for (int j = k; j < k + 4 && (j < np || j < ne); j++)
+				printf("  %2d perf:  %s\n     ehelf: %s\n", j,
+				       j < np ? p->lines[p->nuser_from + j] : "-",
+				       j < ne ? e->lines[e->nuser_from + j] : "-");
+		}
+	}
+	size_t compared = pf.n - header_diff;
+	double share = compared ? 100.0 * (double)count[SAME] / (double)compared : 0;
+	printf("script_compare: %zu samples, %zu user frames (perf); identical user "
+	       "stacks %zu (%.2f%%)", pf.n, user_frames, count[SAME], share);
+	for (int c = 1; c < NCLASS; c++)
+		printf(", %s %zu", class_name[c], count[c]);
+	printf("; kernel frames differ in %zu, headers in %zu", kernel_diff,
+	       header_diff);
+	size_t differing = compared - count[SAME];
+	if (agree)
+		printf("; of the %zu differing, %zu perf only (libunwind and libdw "
+		       "used directly agree with ehelf), %zu guesses (no CFI; libdw "
+		       "agrees with ehelf), %zu others", differing, perf_only, guess,
+		       differing - perf_only - guess);
+	printf("\n");
+	return header_diff || share < min ||
+	       (agree && explained && differing != perf_only + guess) ? 1 : 0;
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Build eh_elfs for every file mapped executable in the given perf.data
+# files (perf script --show-mmap-events), and for this kernel's vDSO, into
+# STORE: what ehelf-perf needs for those recordings, without compiling all
+# of the installed packages.
+# Usage: tests/perf/store-for-recordings.sh BUILD STORE FILE...
+set -eu
+build=${1:?usage: store-for-recordings.sh BUILD STORE FILE...}
+store=${2:?usage: store-for-recordings.sh BUILD STORE FILE...}
+shift 2
+files=$(mktemp -d)
+trap 'rm -rf "$files"' EXIT INT TERM
+for f in "$@"; do
+	perf script -i "$f" --show-mmap-events -G -F comm 2>/dev/null |
+		awk '/PERF_RECORD_MMAP/ && / r-xp \// { print $NF }'
+done | sort -u | while read -r path; do
+	[ -f "$path" ] || continue
+	# flat names that stay distinct: the path with / made _
+	cp "$path" "$files/$(echo "$path" | tr / _)"
+done
+"$build/bin/ehelf-compile" --extract-vdso "$files/vdso.so"
+"$build/bin/ehelf-batch" --store "$store" -j 2 "$files" >/dev/null

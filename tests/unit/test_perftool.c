@@ -1,0 +1,270 @@
+/*
+ * test_perftool.c - ehelf-perf's process model and symbol sources
+ * (client-lib/perftool/): address spaces shared until code is mapped,
+ * the dso symbol memo, the kernel's symbols from perf's build-ID cache
+ * with their saved table; and libehelf keeping an eh_elf loaded when the
+ * space that used it is gone, for the next one.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../client-lib/perftool/dso.h"
+#include "../../client-lib/space.h"
+#include "../../common/buildid.h"
+#include "../../client-lib/perftool/kernel_syms.h"
+#include "../../client-lib/perftool/procs.h"
+#include "unit.h"
+
+#define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
+
+/* Map every PT_LOAD of PATH into process PID at BASE, as ld.so does. */
+static void map_file(procs *p, dso_table *t, uint32_t pid, uint64_t base,
+		     const char *path)
+{
+	dso *d = dso_get(t, path, NULL, 0);
+	CHECK(d && d->usable && d->nsegs > 0);
+	for (size_t i = 0; d && i < d->nsegs; i++) {
+		uint64_t start = (base + d->segs[i].vaddr) & ~0xfffull;
+		uint64_t pgoff = d->segs[i].offset & ~0xfffull;
+		uint64_t end = base + d->segs[i].vaddr + d->segs[i].filesz;
+		CHECK(procs_mmap(p, pid, start, end - start, pgoff, true, path,
+				 NULL, 0) == 0);
+	}
+}
+
+static void test_spaces(void)
+{
+	dso_table *t = dso_table_new();
+	procs *p = procs_new(t);
+	CHECK(t && p);
+	if (!t || !p)
+		return;
+	map_file(p, t, 100, 0x7f0000000000ull, LIBC);
+	proc *parent = procs_proc(p, 100);
+	const ehelf_space *s = proc_space(parent);
+	CHECK(s != NULL);
+	int with, n = ehelf_space_modules(s, &with);
+	CHECK(n >= 1);	/* libc's code (and the rest, mapped as code) */
+
+	/* a child shares its parent's space, and keeps it when it maps
+	 * data or anonymous memory, even over part of a data mapping */
+	CHECK(procs_fork(p, 101, 101, 100, 100) == 0);
+	proc *child = procs_proc(p, 101);
+	CHECK(proc_space(child) == s);
+	unsigned gen = child->gen;
+	CHECK(procs_mmap(p, 101, 0x10000000, 0x21000, 0, false, "//anon",
+			 NULL, 0) == 0);
+	CHECK(procs_mmap(p, 101, 0x7ffc00000000ull, 0x21000, 0, false,
+			 "[stack]", NULL, 0) == 0);
+	CHECK(proc_space(child) == s);
+	CHECK_U64(child->gen, gen);
+	CHECK(proc_find(child, 0x10000010) != NULL);
+
+	/* code mapped: a space of its own, with both files */
+	map_file(p, t, 101, 0x7f1000000000ull, LIBSTDCXX);
+	CHECK(child->gen != gen);
+	const ehelf_space *c = proc_space(child);
+	CHECK(c != NULL && c != s);
+	CHECK(ehelf_space_modules(c, &with) > n);
+	CHECK(proc_space(parent) == s);
+
+	/* a data mapping over part of the code changes the space too */
+	gen = parent->gen;
+	CHECK(procs_mmap(p, 100, 0x7f0000000000ull, 0x1000, 0, false, "//anon",
+			 NULL, 0) == 0);
+	CHECK(parent->gen != gen);
+	CHECK(proc_space(parent) != NULL);
+	procs_free(p);
+	dso_table_free(t);
+}
+
+/* dso_symbol() answers as the table does, through its memo, including
+ * for addresses that share a memo slot. */
+static void test_symbol_memo(void)
+{
+	dso_table *t = dso_table_new();
+	dso *d = t ? dso_get(t, LIBSTDCXX, NULL, 0) : NULL;
+	CHECK(d && d->usable);
+	if (!d)
+		return;
+	ehelf_err err;
+	symtab *ref = symtab_load_elf(LIBSTDCXX, NULL, 0, &err);
+	CHECK(ref != NULL);
+	long checked = 0, named = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t a = 0x90000; ref && a < 0x190000; a += 0x1001 + pass) {
+			uint64_t o1 = 0, o2 = 0;
+			const char *want = symtab_find(ref, a, &o1);
+			const char *got = dso_symbol(d, a, &o2);
+			/* and again: from the memo */
+			const char *again = dso_symbol(d, a, &o2);
+			CHECK(want ? got && !strcmp(want, got) : !got);
+			CHECK(got == again);
+			if (want)
+				CHECK_U64(o2, o1);
+			named += want != NULL;
+			checked++;
+		}
+	CHECK(named > checked / 2);
+	symtab_free(ref);
+	dso_table_free(t);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void test_kernel_syms(void)
+{
+	char dir[] = "/tmp/test_perftool.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char bid[600], cache[600], copy[700], hexdir[700], tab[700];
+	snprintf(bid, sizeof bid, "%s/buildid", dir);
+	snprintf(cache, sizeof cache, "%s/cache", dir);
+	setenv("PERF_BUILDID_DIR", bid, 1);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	/* a kernel that is not this one (its build-ID is made up) */
+	const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3 };
+	ehelf_err err = { 0 };
+
+	/* no copy in perf's cache, and not the running kernel: none */
+	CHECK(kernel_syms_load(id, sizeof id, &err) == NULL);
+	CHECK(err.code == ERR_NOTFOUND);
+	CHECK_CONTAINS(err.msg, "not the running one");
+
+	/* perf's copy */
+	CHECK(kernel_syms_cache_path(id, sizeof id, copy, sizeof copy) == 0);
+	CHECK_CONTAINS(copy, "/[kernel.kallsyms]/deadbeef01020300");
+	snprintf(hexdir, sizeof hexdir, "%s", copy);
+	*strrchr(hexdir, '/') = '\0';
+	mkdir(bid, 0755);
+	snprintf(tab, sizeof tab, "%s/[kernel.kallsyms]", bid);
+	mkdir(tab, 0755);
+	mkdir(hexdir, 0755);
+	write_file(copy, "ffffffff81000000 T _stext\n"
+			 "ffffffff81000100 T first_fn\n"
+			 "ffffffff81000200 t second_fn\n"
+			 "ffffffff81000300 T third_fn\n");
+	symtab *k = kernel_syms_load(id, sizeof id, &err);
+	CHECK(k != NULL);
+	uint64_t off = 0;
+	CHECK_STR(symtab_find(k, 0xffffffff81000210ull, &off) ?: "-", "second_fn");
+	CHECK_U64(off, 0x10);
+	symtab_free(k);
+	/* ... and its table saved, private */
+	snprintf(tab, sizeof tab, "%s/ehelf/kallsyms/deadbeef010203000000000000"
+		 "00000000000000.tab", cache);
+	struct stat st;
+	CHECK(stat(tab, &st) == 0 && (st.st_mode & 0777) == 0600);
+	struct timespec made = st.st_mtim;
+
+	/* the next load takes the saved table as is */
+	k = kernel_syms_load(id, sizeof id, &err);
+	CHECK(k != NULL);
+	CHECK_STR(symtab_find(k, 0xffffffff81000310ull, &off) ?: "-", "third_fn");
+	symtab_free(k);
+	CHECK(stat(tab, &st) == 0 && st.st_mtim.tv_sec == made.tv_sec &&
+	      st.st_mtim.tv_nsec == made.tv_nsec);
+
+	/* a new copy (perf record ran again): read again, not the old table */
+	write_file(copy, "ffffffff81000000 T _stext\n"
+			 "ffffffff81000100 T renamed_fn\n");
+	k = kernel_syms_load(id, sizeof id, &err);
+	CHECK(k != NULL);
+	CHECK_STR(symtab_find(k, 0xffffffff81000210ull, &off) ?: "-", "renamed_fn");
+	symtab_free(k);
+
+	/* a damaged saved table is made again */
+	write_file(tab, "garbage");
+	k = kernel_syms_load(id, sizeof id, &err);
+	CHECK(k != NULL);
+	CHECK_STR(symtab_find(k, 0xffffffff81000110ull, &off) ?: "-", "renamed_fn");
+	symtab_free(k);
+	CHECK(stat(tab, &st) == 0 && st.st_size > 100);
+
+	/* a recording that does not say which kernel: the running one */
+	k = kernel_syms_load(NULL, 0, &err);
+	CHECK(k != NULL);
+	symtab_free(k);
+
+	unlink(tab);
+	unlink(copy);
+	char cmd[800];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	unsetenv("PERF_BUILDID_DIR");
+	unsetenv("XDG_CACHE_HOME");
+}
+
+/* Is PATH mapped into this process? */
+static bool mapped(const char *path)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof line, f))
+		found = strstr(line, path) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_idle_objects(void)
+{
+	const char *build = getenv("EHELF_BUILD");
+	if (!build) {
+		fprintf(stderr, "test_perftool: EHELF_BUILD unset, eh_elf "
+			"cache not tested\n");
+		return;
+	}
+	char store[] = "/tmp/test_perftool_store.XXXXXX";
+	CHECK(mkdtemp(store) != NULL);
+	dso_table *t = dso_table_new();
+	dso *d = dso_get(t, LIBC, NULL, 0);
+	char hex[BUILDID_HEX_MAX + 1], eh[700], cmd[2000];
+	CHECK(d && d->build_id_len &&
+	      buildid_to_hex(d->build_id, d->build_id_len, hex, sizeof hex) > 0);
+	snprintf(eh, sizeof eh, "%s/.build-id/%.2s/%s.so", store, hex, hex + 2);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/.build-id/%.2s' && '%s/bin/ehelf-compile' "
+		 "'%s' -o '%s'", store, hex, build, LIBC, eh);
+	CHECK(system(cmd) == 0);
+	setenv("EHELF_PATH", store, 1);
+	ehelf_module_desc m = { .start = 0x7f0000000000ull,
+				.end = 0x7f0000200000ull,
+				.bias = 0x7f0000000000ull, .path = LIBC };
+	ehelf_space *s = ehelf_space_new();
+	CHECK(s && ehelf_space_add_module(s, &m) == 0);
+	const ehelf_object *first = s ? module_object(space_find(s, m.start)) : NULL;
+	CHECK(first != NULL);
+	CHECK(mapped(eh));
+	ehelf_space_free(s);
+	/* no space uses it: still loaded, and the next space gets it */
+	CHECK(mapped(eh));
+	s = ehelf_space_new();
+	CHECK(s && ehelf_space_add_module(s, &m) == 0);
+	CHECK(s && module_object(space_find(s, m.start)) == first);
+	ehelf_space_free(s);
+	unsetenv("EHELF_PATH");
+	dso_table_free(t);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", store);
+	CHECK(system(cmd) == 0);
+}
+
+int main(void)
+{
+	test_spaces();
+	test_symbol_memo();
+	test_kernel_syms();
+	test_idle_objects();
+	UNIT_DONE("test_perftool");
+}
