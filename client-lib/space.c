@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "../common/buildid.h"
@@ -127,10 +128,29 @@ static void cache_put(cached_object *c)
 
 /* ---- spaces --------------------------------------------------------------- */
 
+/* The step cache lives in a mapping of its own: its pages are zero until
+ * touched (a space that unwinds little costs little), and clearing it
+ * drops them (MADV_DONTNEED) instead of writing them all; a thread
+ * unwinding meanwhile reads either an entry or zeros, both safe (an
+ * entry is checked against its key, and an all-zero one never matches). */
+static step_cache_entry *step_cache_new(void)
+{
+	void *m = mmap(NULL, STEP_CACHE_SIZE * sizeof(step_cache_entry),
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static void step_cache_clear(step_cache_entry *c)
+{
+	size_t size = STEP_CACHE_SIZE * sizeof *c;
+	if (madvise(c, size, MADV_DONTNEED) != 0)
+		memset(c, 0, size);
+}
+
 ehelf_space *ehelf_space_new(void)
 {
 	ehelf_space *s = calloc(1, sizeof *s);
-	if (s && !(s->cache = calloc(STEP_CACHE_SIZE, sizeof *s->cache))) {
+	if (s && !(s->cache = step_cache_new())) {
 		free(s);
 		s = NULL;
 	}
@@ -177,7 +197,7 @@ void ehelf_space_free(ehelf_space *s)
 		module_free(s->mods[i]);
 	free(s->mods);
 	free(s->starts);
-	free(s->cache);
+	munmap(s->cache, STEP_CACHE_SIZE * sizeof *s->cache);
 	free(s);
 }
 
@@ -232,7 +252,7 @@ static int insert(ehelf_space *s, module *m)
 	s->starts[i] = m->start;
 	s->n++;
 	if (atomic_exchange(&s->cache_used, false))
-		memset(s->cache, 0, STEP_CACHE_SIZE * sizeof *s->cache);
+		step_cache_clear(s->cache);
 	return 0;
 }
 

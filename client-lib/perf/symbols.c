@@ -1085,6 +1085,14 @@ static symtab *finish(struct builder *b, ehelf_err *err)
 	return s;
 }
 
+/* Is symbol K (>= 0) of S whole?  Always for a table made here; a saved
+ * table (mapped as is, possibly damaged) is checked at each lookup rather
+ * than all at load, so that loading touches only the pages used. */
+static inline bool in_table(const symtab *s, int32_t k)
+{
+	return !s->map || ((size_t)k < s->nsyms && s->syms[k].raw < s->pool_size);
+}
+
 /* The printed name of symbol K of S. */
 static const char *sym_name(const symtab *s, size_t k)
 {
@@ -1128,12 +1136,13 @@ const char *symtab_find(const symtab *s, uint64_t addr, uint64_t *off)
 		else
 			hi = mid;
 	}
-	if (s->iv_sym[lo] < 0)
+	int32_t k = s->iv_sym[lo];
+	if (k < 0 || !in_table(s, k))
 		return NULL;
-	const struct sym *y = &s->syms[s->iv_sym[lo]];
+	const struct sym *y = &s->syms[k];
 	if (off)
 		*off = addr - y->start;
-	return sym_name(s, (size_t)s->iv_sym[lo]);
+	return sym_name(s, (size_t)k);
 }
 
 size_t symtab_size(const symtab *s)
@@ -1144,7 +1153,7 @@ size_t symtab_size(const symtab *s)
 const char *symtab_symbol(const symtab *s, size_t i, uint64_t *start,
 			  uint64_t *size)
 {
-	if (!s || i >= s->nsyms)
+	if (!s || i >= s->nsyms || !in_table(s, (int32_t)i))
 		return NULL;
 	const struct sym *y = &s->syms[i];
 	if (start)
@@ -1417,60 +1426,151 @@ static bool find_debug(elf_file *f, const char *path, const uint8_t *id,
 	return false;
 }
 
-symtab *symtab_load_elf_flags(const char *path, const uint8_t *build_id,
-			      size_t build_id_len, unsigned flags,
-			      ehelf_err *err)
-{
+/* The files a table for PATH is made from: *RT the file itself, *DBG its
+ * symbol file when another one (*OTHER set), with *ID the file's own
+ * build-ID (*IDLEN bytes, 0 if none).  0, or an ERR_* with ERR set and
+ * nothing left open. */
+struct sources {
 	elf_file rt, dbg;
+	bool other;
+	uint8_t id[BUILDID_MAX_BYTES];
+	size_t idlen;
+};
+
+static int open_sources(struct sources *src, const char *path,
+			const uint8_t *build_id, size_t build_id_len,
+			ehelf_err *err)
+{
+	elf_file *rt = &src->rt;
 	if (!path)
-		return err_set(err, ERR_ARG, "symbols: no file"), NULL;
-	if (elf_file_open(&rt, path, err) != 0)
-		return NULL;
+		return err_set(err, ERR_ARG, "symbols: no file");
+	int rc = elf_file_open(rt, path, err);
+	if (rc != 0)
+		return rc;
 
 	const uint8_t *own;
-	int own_len = elf_file_build_id(&rt, &own);
+	int own_len = elf_file_build_id(rt, &own);
 	if (build_id_len > BUILDID_MAX_BYTES)
 		build_id_len = BUILDID_MAX_BYTES;
 	if (build_id_len > 0 && (own_len <= 0 ||
 	    !same_build_id(build_id, build_id_len, own, (size_t)own_len))) {
 		char want[BUILDID_HEX_MAX + 1] = "?";
 		buildid_to_hex(build_id, build_id_len, want, sizeof want);
-		elf_file_close(&rt);
-		err_set(err, ERR_NOTFOUND, "%s: build-ID is not the recorded %s",
-			path, want);
-		return NULL;
+		elf_file_close(rt);
+		return err_set(err, ERR_NOTFOUND, "%s: build-ID is not the "
+			       "recorded %s", path, want);
 	}
-	uint8_t id[BUILDID_MAX_BYTES];
-	size_t idlen = 0;
+	src->idlen = 0;
 	if (own_len > 0 && own_len <= BUILDID_MAX_BYTES) {
-		memcpy(id, own, (size_t)own_len);
-		idlen = (size_t)own_len;
+		memcpy(src->id, own, (size_t)own_len);
+		src->idlen = (size_t)own_len;
 	}
+	bool own_symtab = has_table(rt, ".symtab", SHT_SYMTAB);
+	src->other = find_debug(rt, path, src->id, src->idlen, own_symtab,
+				&src->dbg);
+	return 0;
+}
 
-	bool own_symtab = has_table(&rt, ".symtab", SHT_SYMTAB);
-	bool other = find_debug(&rt, path, id, idlen, own_symtab, &dbg);
-	elf_file *sf = other ? &dbg : &rt;
+static void close_sources(struct sources *src)
+{
+	if (src->other)
+		elf_file_close(&src->dbg);
+	elf_file_close(&src->rt);
+}
 
+/* The table made from SRC's files. */
+static symtab *build_table(struct sources *src, unsigned flags,
+			   ehelf_err *err)
+{
+	elf_file *sf = src->other ? &src->dbg : &src->rt, *rt = &src->rt;
 	struct builder b = { .root = -1, .aliases = flags & SYMTAB_ALIASES };
 	GElf_Shdr sh;
 	long total = 0, n = 0;
 	size_t tab = section_index(sf, ".symtab", SHT_SYMTAB, &sh);
 	if (tab != 0)
-		total = n = load_pass(&b, sf, &rt, tab, &sh);
+		total = n = load_pass(&b, sf, rt, tab, &sh);
 	tab = section_index(sf, ".dynsym", SHT_DYNSYM, &sh);
 	if (n >= 0 && tab != 0) {
-		n = load_pass(&b, sf, &rt, tab, &sh);
+		n = load_pass(&b, sf, rt, tab, &sh);
 		total = n < 0 ? n : total + n;
 	}
 	/* PLT entries come from the runtime file: the file itself when it
 	 * has a .dynsym, else (static) the symbol file */
 	if (total > 0)
-		synthesize_plt(&b, has_table(&rt, ".dynsym", SHT_DYNSYM) ? &rt
-									 : sf);
-	symtab *s = finish(&b, err);
-	if (other)
-		elf_file_close(&dbg);
-	elf_file_close(&rt);
+		synthesize_plt(&b, has_table(rt, ".dynsym", SHT_DYNSYM) ? rt
+									: sf);
+	return finish(&b, err);
+}
+
+symtab *symtab_load_elf_flags(const char *path, const uint8_t *build_id,
+			      size_t build_id_len, unsigned flags,
+			      ehelf_err *err)
+{
+	struct sources src;
+	if (open_sources(&src, path, build_id, build_id_len, err) != 0)
+		return NULL;
+	symtab *s = build_table(&src, flags, err);
+	close_sources(&src);
+	if (!s)
+		err_prefix(err, "%s", path);
+	return s;
+}
+
+/* What a saved table for SRC is checked against: the files it was made
+ * from, by device, inode, size and modification time (a rebuilt file or
+ * a debug file installed since gives another key). */
+static void sources_key(const struct sources *src,
+			uint64_t key[SYMTAB_KEY_WORDS])
+{
+	struct stat a, d;
+	memset(&d, 0, sizeof d);
+	if (fstat(src->rt.fd, &a) != 0)
+		memset(&a, 0, sizeof a);
+	if (src->other && fstat(src->dbg.fd, &d) != 0)
+		memset(&d, 0, sizeof d);
+	uint64_t v[] = {
+		(uint64_t)a.st_dev, (uint64_t)a.st_ino, (uint64_t)a.st_size,
+		(uint64_t)a.st_mtim.tv_sec, (uint64_t)a.st_mtim.tv_nsec,
+		src->other, (uint64_t)d.st_dev, (uint64_t)d.st_ino,
+		(uint64_t)d.st_size, (uint64_t)d.st_mtim.tv_sec,
+		(uint64_t)d.st_mtim.tv_nsec,
+	};
+	/* the runtime file's identity as is, the rest mixed in (splitmix64) */
+	uint64_t h = 0;
+	for (size_t i = 5; i < sizeof v / sizeof *v; i++) {
+		h += v[i] + 0x9e3779b97f4a7c15ull;
+		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+		h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+		h ^= h >> 31;
+	}
+	key[0] = v[0] ^ (v[1] << 20) ^ (v[1] >> 44);
+	key[1] = v[2];
+	key[2] = v[3] * 1000000000u + v[4];
+	key[3] = h;
+}
+
+symtab *symtab_load_elf_saved(const char *path, const uint8_t *build_id,
+			      size_t build_id_len, const char *dir,
+			      ehelf_err *err)
+{
+	struct sources src;
+	if (open_sources(&src, path, build_id, build_id_len, err) != 0)
+		return NULL;
+	char saved[4096], hex[BUILDID_HEX_MAX + 1];
+	bool can_save = dir && src.idlen > 0 &&
+			buildid_to_hex(src.id, src.idlen, hex, sizeof hex) > 0 &&
+			snprintf(saved, sizeof saved, "%s/%s.tab", dir, hex) <
+				(int)sizeof saved;
+	uint64_t key[SYMTAB_KEY_WORDS];
+	sources_key(&src, key);
+	ehelf_err ignored;
+	symtab *s = can_save ? symtab_load_saved(saved, key, &ignored) : NULL;
+	if (!s) {
+		s = build_table(&src, 0, err);
+		if (s && can_save)
+			symtab_save(s, key, saved, &ignored); /* only a cache */
+	}
+	close_sources(&src);
 	if (!s)
 		err_prefix(err, "%s", path);
 	return s;
@@ -1602,11 +1702,12 @@ symtab *symtab_load_kallsyms(ehelf_err *err)
  * can give wrong names but never a read out of bounds.
  */
 #define SAVED_MAGIC "ehelfsym"
-enum { SAVED_VERSION = 1 };
+enum { SAVED_VERSION = 2 };
+#define SAVED_LAZY_NAMES 1u	/* names printed as computed (sym_name) */
 
 struct saved_header {
 	char magic[8];
-	uint32_t version, pad_;
+	uint32_t version, flags;
 	uint64_t key[SYMTAB_KEY_WORDS];
 	uint64_t nsyms, niv, pool_size;
 };
@@ -1631,10 +1732,9 @@ static uint64_t saved_layout(const struct saved_header *h, uint64_t *syms,
 int symtab_save(const symtab *s, const uint64_t key[SYMTAB_KEY_WORDS],
 		const char *path, ehelf_err *err)
 {
-	if (s->names)
-		return err_set(err, ERR_FORMAT, "%s: only a table of names "
-			       "printed as stored (kallsyms) is saved", path);
-	struct saved_header h = { .version = SAVED_VERSION, .nsyms = s->nsyms,
+	struct saved_header h = { .version = SAVED_VERSION,
+				  .flags = s->names ? SAVED_LAZY_NAMES : 0,
+				  .nsyms = s->nsyms,
 				  .niv = s->niv, .pool_size = s->pool_size };
 	memcpy(h.magic, SAVED_MAGIC, sizeof h.magic);
 	memcpy(h.key, key, sizeof h.key);
@@ -1665,7 +1765,7 @@ symtab *symtab_load_saved(const char *path,
 	struct saved_header h;
 	if (fstat(fd, &st) < 0 || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
 	    memcmp(h.magic, SAVED_MAGIC, sizeof h.magic) != 0 ||
-	    h.version != SAVED_VERSION ||
+	    h.version != SAVED_VERSION || (h.flags & ~SAVED_LAZY_NAMES) ||
 	    memcmp(h.key, key, sizeof h.key) != 0) {
 		close(fd);
 		return err_set(err, ERR_NOTFOUND, "%s: not a saved table for "
@@ -1677,7 +1777,8 @@ symtab *symtab_load_saved(const char *path,
 		close(fd);
 		return err_set(err, ERR_FORMAT, "%s: damaged (size)", path), NULL;
 	}
-	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	/* not populated: a profile's lookups touch a few of its pages */
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return err_set(err, ERR_IO, "%s: mmap: %s", path,
@@ -1696,13 +1797,14 @@ symtab *symtab_load_saved(const char *path,
 		.nsyms = h.nsyms, .niv = h.niv, .pool_size = h.pool_size,
 		.map = map, .map_size = size,
 	};
-	/* every index and offset in bounds, every name terminated */
-	bool ok = s->pool[s->pool_size - 1] == '\0';
-	for (size_t i = 0; ok && i < s->nsyms; i++)
-		ok = s->syms[i].raw < s->pool_size;
-	for (size_t i = 0; ok && i < s->niv; i++)
-		ok = s->iv_sym[i] >= -1 && s->iv_sym[i] < (int64_t)s->nsyms;
-	if (!ok) {
+	if ((h.flags & SAVED_LAZY_NAMES) &&
+	    !(s->names = calloc(h.nsyms + 1, sizeof *s->names))) {
+		symtab_free(s);
+		return err_set(err, ERR_NOMEM, "%s: out of memory", path), NULL;
+	}
+	/* every name terminated (the pool ends with a NUL); indexes and
+	 * offsets are checked at lookup (in_table) */
+	if (s->pool[s->pool_size - 1] != '\0') {
 		symtab_free(s);
 		return err_set(err, ERR_FORMAT, "%s: damaged (contents)", path),
 		       NULL;

@@ -4,15 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache_dir.h"
+
 enum { DSO_BUCKETS = 1024 };
 
 struct dso_table {
 	dso *bucket[DSO_BUCKETS];
+	char saved[4096];	/* where symbol tables are saved, "" if not */
 };
 
 dso_table *dso_table_new(void)
 {
-	return calloc(1, sizeof(dso_table));
+	dso_table *t = calloc(1, sizeof(dso_table));
+	if (t && cache_dir("symtab", t->saved, sizeof t->saved) < 0)
+		t->saved[0] = '\0';
+	return t;
 }
 
 void dso_table_free(dso_table *t)
@@ -26,7 +32,7 @@ void dso_table_free(dso_table *t)
 				elf_file_close(&d->elf);
 			symtab_free(d->syms);
 			free(d->segs);
-			free(d->memo);
+			sym_memo_free(&d->memo);
 			free(d->path);
 			free(d);
 		}
@@ -93,6 +99,7 @@ dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len)
 		memcpy(d->build_id, id, len);
 		d->build_id_len = len;
 	}
+	d->saved_dir = t->saved[0] ? t->saved : NULL;
 	dso_open(d);
 	d->next = t->bucket[b];
 	t->bucket[b] = d;
@@ -139,22 +146,12 @@ const char *dso_symbol(dso *d, uint64_t addr, uint64_t *off)
 		d->syms_tried = true;
 		if (d->usable) {
 			ehelf_err err;
-			d->syms = symtab_load_elf(d->path, d->build_id,
-						  d->build_id_len, &err);
+			d->syms = symtab_load_elf_saved(d->path, d->build_id,
+							d->build_id_len,
+							d->saved_dir, &err);
 		}
 	}
 	if (!d->syms)
 		return NULL;
-	/* A profile names the same few thousand addresses over and over; a
-	 * binary search over a large table misses the cache at every level,
-	 * a memo of the last answers does not. */
-	if (!d->memo && !(d->memo = calloc(DSO_MEMO_SIZE, sizeof *d->memo)))
-		return symtab_find(d->syms, addr, off);
-	struct dso_memo *m = &d->memo[(addr ^ (addr >> 10)) & (DSO_MEMO_SIZE - 1)];
-	if (m->key != addr + 1) {
-		m->key = addr + 1;
-		m->name = symtab_find(d->syms, addr, &m->off);
-	}
-	*off = m->off;
-	return m->name;
+	return sym_memo_find(&d->memo, d->syms, addr, off);
 }

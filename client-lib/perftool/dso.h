@@ -18,8 +18,7 @@
 
 #include "../../common/elf_file.h"
 #include "../perf/symbols.h"
-
-enum { DSO_MEMO_SIZE = 4096 };
+#include "sym_memo.h"
 
 typedef struct dso {
 	char *path;
@@ -34,12 +33,10 @@ typedef struct dso {
 		uint64_t vaddr, offset, filesz;
 	} *segs;
 	size_t nsegs;
-	symtab *syms;           /* loaded on first dso_symbol() */
-	struct dso_memo {       /* dso_symbol()'s last answers, direct-mapped */
-		uint64_t key;   /* address + 1; 0: empty */
-		const char *name;
-		uint64_t off;
-	} *memo;                /* DSO_MEMO_SIZE entries, on first use */
+	symtab *syms;           /* loaded on first dso_symbol(), through the
+				 * table saved in saved_dir if any */
+	const char *saved_dir;  /* the table's (cache_dir.h), or NULL */
+	sym_memo memo;          /* dso_symbol()'s last answers */
 	bool syms_tried;
 	struct dso *next;       /* hash chain */
 } dso;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../../common/buildid.h"
+#include "cache_dir.h"
 
 int kernel_syms_cache_path(const uint8_t *id, size_t len, char *buf,
 			   size_t cap)
@@ -69,31 +70,15 @@ static bool same_id(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 	return true;
 }
 
-/* mkdir -p for the directories of PATH, private ones. */
-static void make_dirs(const char *path)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		mkdir(buf, 0700);
-		*p = '/';
-	}
-}
-
 /* Where the parsed table for perf's copy with build-ID HEX is kept:
- * $XDG_CACHE_HOME/ehelf/kallsyms/HEX.tab (~/.cache by default). */
+ * CACHE/kallsyms/HEX.tab (cache_dir.h). */
 static int saved_path(const uint8_t *id, size_t len, char *buf, size_t cap)
 {
-	char hex[BUILDID_HEX_MAX + 1];
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (buildid_to_hex(id, len, hex, sizeof hex) < 0)
+	char hex[BUILDID_HEX_MAX + 1], dir[4096];
+	if (buildid_to_hex(id, len, hex, sizeof hex) < 0 ||
+	    cache_dir("kallsyms", dir, sizeof dir) < 0)
 		return -1;
-	int n = xdg && *xdg == '/' ? snprintf(buf, cap, "%s/ehelf/kallsyms/%s.tab",
-					      xdg, hex)
-	      : home && *home ? snprintf(buf, cap, "%s/.cache/ehelf/kallsyms/%s.tab",
-					 home, hex)
-	      : -1;
+	int n = snprintf(buf, cap, "%s/%s.tab", dir, hex);
 	return n >= 0 && (size_t)n < cap ? 0 : -1;
 }
 
@@ -114,10 +99,8 @@ static symtab *load_copy(const char *path, const struct stat *st,
 	if (s)
 		return s;
 	s = symtab_load_kallsyms_file(path, err);
-	if (s && can_save) {
-		make_dirs(saved);
+	if (s && can_save)
 		symtab_save(s, key, saved, &ignored); /* only a cache */
-	}
 	return s;
 }
 

@@ -90,6 +90,7 @@ void script_fini(script_ctx *c)
 		free(c->stacks->v);
 		free(c->stacks);
 	}
+	sym_memo_free(&c->kallsyms_memo);
 	symtab_free(c->kallsyms);
 }
 
@@ -108,7 +109,7 @@ static script_frame kernel_frame(script_ctx *c, uint64_t ip)
 	}
 	script_frame f = { .ip = ip, .dso = "[kernel.kallsyms]", .kernel = true };
 	if (c->kallsyms)
-		f.sym = symtab_find(c->kallsyms, ip, &f.off);
+		f.sym = sym_memo_find(&c->kallsyms_memo, c->kallsyms, ip, &f.off);
 	return f;
 }
 

@@ -38,6 +38,7 @@ typedef struct script_ctx {
 	folded_table *stacks;
 	symtab *kallsyms;       /* loaded on the first kernel frame
 				 * (kernel_syms.h) */
+	sym_memo kallsyms_memo;
 	bool kallsyms_tried;
 	/* statistics */
 	uint64_t samples, kernel_frames, user_frames, unwound_samples;

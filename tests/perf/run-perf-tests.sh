@@ -9,8 +9,8 @@
 # one explained by unwind_crosscheck (libunwind and libdw used directly on
 # the sample agree with ehelf, or no CFI covered a pc and libdw guesses as
 # ehelf does); the output must not change without eh_elfs (libdw's CFI,
-# the fallback, gives the same stacks) nor when the kernel's symbols come
-# from the table saved by the previous run; folded output must count every
+# the fallback, gives the same stacks) nor when the symbols (kernel's and
+# files') come from the tables saved by the previous runs; folded output must count every
 # sample; bad input and bad usage must fail cleanly.  ehelf-perf's cache
 # is kept in the test's directory ($XDG_CACHE_HOME); perf record fills
 # perf's build-ID cache (~/.debug) as it always does.
@@ -55,17 +55,22 @@ for w in hackbench python cc1plus sqlite pipe; do
 	fi
 done
 
-echo "== the same without eh_elfs, and with the kernel's saved symbols"
+echo "== the same without eh_elfs, and from the saved symbol tables"
 tab=$(ls "$XDG_CACHE_HOME"/ehelf/kallsyms/*.tab 2>/dev/null | head -n 1)
 [ -n "$tab" ] && ok "kernel symbols saved: $(basename "$tab")" ||
 	bad "no saved kernel symbol table under $XDG_CACHE_HOME"
+cc1=$(perf buildid-list -i "$T/rec/cc1plus.data" 2>/dev/null | awk '/cc1plus$/ { print $1 }')
+[ -n "$cc1" ] && [ -f "$XDG_CACHE_HOME/ehelf/symtab/$cc1.tab" ] &&
+	ok "user symbols saved: $(ls "$XDG_CACHE_HOME"/ehelf/symtab | wc -l) tables, cc1plus's among them" ||
+	bad "no saved symbol table for cc1plus ($cc1) under $XDG_CACHE_HOME/ehelf/symtab"
+# from here on every table is mapped back from what the runs above saved
 for w in cc1plus sqlite; do
 	EHELF_PATH=$T/no-store "$ep" script -i "$T/rec/$w.data" --no-progress >"$T/$w.dwarf"
-	cmp -s "$T/$w.ehelf" "$T/$w.dwarf" && ok "$w: DWARF fallback prints the same" ||
+	cmp -s "$T/$w.ehelf" "$T/$w.dwarf" && ok "$w: DWARF fallback, saved symbols: prints the same" ||
 		bad "$w: without eh_elfs the output differs ($(diff "$T/$w.ehelf" "$T/$w.dwarf" | grep -c '^[<>]') lines)"
 done
 "$ep" script -i "$T/rec/hackbench.data" --no-progress >"$T/hackbench.again"
-cmp -s "$T/hackbench.ehelf" "$T/hackbench.again" && ok "hackbench: same output from the saved kernel symbols" ||
+cmp -s "$T/hackbench.ehelf" "$T/hackbench.again" && ok "hackbench: same output from the saved symbol tables" ||
 	bad "hackbench: a second run prints something else"
 
 echo "== folded stacks"

@@ -114,6 +114,42 @@ static void test_symbol_memo(void)
 	dso_table_free(t);
 }
 
+/* A dso's symbols are saved under CACHE/ehelf/symtab, by build-ID, and a
+ * second table (another run) names the same from the saved one. */
+static void test_saved_symbols(const char *cache)
+{
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/ehelf/symtab", cache);
+	for (int run = 0; run < 2; run++) {
+		dso_table *t = dso_table_new();
+		dso *d = t ? dso_get(t, LIBSTDCXX, NULL, 0) : NULL;
+		CHECK(d && d->usable && d->saved_dir && !strcmp(d->saved_dir, dir));
+		if (!d)
+			return;
+		uint64_t off = 0;
+		dso_symbol(d, 0x90010, &off);	/* loads the table */
+		CHECK(d->syms != NULL);
+		char hex[BUILDID_HEX_MAX + 1], saved[800];
+		struct stat st;
+		CHECK(buildid_to_hex(d->build_id, d->build_id_len, hex, sizeof hex) > 0);
+		snprintf(saved, sizeof saved, "%s/%s.tab", dir, hex);
+		CHECK(stat(saved, &st) == 0 && (st.st_mode & 0777) == 0600);
+		/* every symbol named as a table made directly names it */
+		ehelf_err err;
+		symtab *ref = symtab_load_elf(LIBSTDCXX, NULL, 0, &err);
+		CHECK(ref && d->syms && symtab_size(ref) == symtab_size(d->syms));
+		for (size_t i = 0; ref && d->syms && i < symtab_size(ref); i += 7) {
+			uint64_t start, size, o1 = 0, o2 = 1;
+			symtab_symbol(ref, i, &start, &size);
+			const char *want = symtab_find(ref, start + size / 2, &o1);
+			const char *got = dso_symbol(d, start + size / 2, &o2);
+			CHECK(want ? got && !strcmp(got, want) && o1 == o2 : !got);
+		}
+		symtab_free(ref);
+		dso_table_free(t);
+	}
+}
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -132,6 +168,7 @@ static void test_kernel_syms(void)
 	snprintf(bid, sizeof bid, "%s/buildid", dir);
 	snprintf(cache, sizeof cache, "%s/cache", dir);
 	setenv("PERF_BUILDID_DIR", bid, 1);
+	char *was = strdup(getenv("XDG_CACHE_HOME") ?: "");
 	setenv("XDG_CACHE_HOME", cache, 1);
 	/* a kernel that is not this one (its build-ID is made up) */
 	const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3 };
@@ -202,8 +239,9 @@ static void test_kernel_syms(void)
 	char cmd[800];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	CHECK(system(cmd) == 0);
+	setenv("XDG_CACHE_HOME", was, 1);
+	free(was);
 	unsetenv("PERF_BUILDID_DIR");
-	unsetenv("XDG_CACHE_HOME");
 }
 
 /* Is PATH mapped into this process? */
@@ -262,9 +300,17 @@ static void test_idle_objects(void)
 
 int main(void)
 {
+	/* what the tools save (cache_dir.h) goes to a directory of ours */
+	char cache[] = "/tmp/test_perftool_cache.XXXXXX";
+	CHECK(mkdtemp(cache) != NULL);
+	setenv("XDG_CACHE_HOME", cache, 1);
 	test_spaces();
 	test_symbol_memo();
 	test_kernel_syms();
 	test_idle_objects();
+	test_saved_symbols(cache);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+	CHECK(system(cmd) == 0);
 	UNIT_DONE("test_perftool");
 }

@@ -1,0 +1,18 @@
+/*
+ * cache_dir.h - where ehelf-perf keeps what it made from files that do
+ * not change (parsed symbol tables): $XDG_CACHE_HOME/ehelf/SUB, or
+ * ~/.cache/ehelf/SUB, private (mode 0700).  Everything there is only a
+ * cache: keyed by the files it was made from, remade when they change,
+ * and safe to delete.
+ */
+#ifndef EHELF_PERFTOOL_CACHE_DIR_H
+#define EHELF_PERFTOOL_CACHE_DIR_H
+
+#include <stddef.h>
+
+/* The directory for SUB ("kallsyms", "symtab") into BUF (CAP bytes),
+ * created with its parents if missing.  0, or -1 when there is no home
+ * directory, the path does not fit or it cannot be created. */
+int cache_dir(const char *sub, char *buf, size_t cap);
+
+#endif
