@@ -79,4 +79,7 @@ for w in $workloads gxx; do
 	printf '%-10s ' "$w"
 	"$build/tests/perf/script_compare" --oracle "$T/$w.oracle" "$T/$w.perf" \
 		"$T/$w.ehelf" | tail -n 1 | sed 's/^script_compare: //'
+	# the first differing sample of each class, as evidence
+	"$build/tests/perf/script_compare" --examples 1 "$T/$w.perf" "$T/$w.ehelf" |
+		grep -v '^script_compare:' | head -n 30 | sed 's/^/    /'
 done

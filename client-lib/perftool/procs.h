@@ -11,7 +11,7 @@
  *
  * Processes with the same executable mappings (a parent and the children
  * it forked, until one of them maps code of its own) share one address
- * space, and so its step cache: hackbench's hundred children are unwound
+ * space, and so its step cache: hackbench's 80 children are unwound
  * with the cache their parent filled.  Data and anonymous mappings do not
  * change the address space.
  */

@@ -56,7 +56,10 @@ int sample_unwind(proc *pr, const perf_event *ev, ehelf_frame *frames,
 		  int max)
 {
 	ehelf_regs regs;
-	if (sample_regs(ev, &regs) < 0)
+	/* as perf: no stack copy, no user frames (the kernel could not read
+	 * the user stack: a sample inside execve, whose user registers are
+	 * still the old program's while the memory is the new one's) */
+	if (!ev->sample.stack_size || sample_regs(ev, &regs) < 0)
 		return 0;
 	const ehelf_space *s = proc_space(pr);
 	if (!s)

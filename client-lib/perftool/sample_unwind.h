@@ -28,7 +28,8 @@ typedef struct sample_mem {
 int sample_read(void *arg, uint64_t addr, uint64_t *value);
 
 /* Unwind EV (a sample of process PR) into FRAMES (at most MAX).  Returns
- * the number of frames (0 when the sample has no user registers). */
+ * the number of frames (0 when the sample has no user registers or no
+ * stack copy, as perf shows none then). */
 int sample_unwind(proc *pr, const perf_event *ev, ehelf_frame *frames,
 		  int max);
 

@@ -9,6 +9,8 @@
 #   sqlite     sqlite3 queries on an in-memory database
 #   gxx        the same compilation through the g++ driver (cc1plus, then
 #              as, each started by vfork and exec), not in the default set
+#   exec       a shell starting /bin/true over and over (vfork, execve,
+#              the dynamic loader at work), not in the default set
 # SCALE multiplies the amount of work (default 1: about a second each).
 # Usage: tests/perf/record-workloads.sh DIR [SCALE] [NAME...]
 set -eu
@@ -51,6 +53,8 @@ PY
 	gxx)
 		rec gxx g++ -std=c++17 -O2 -DSCALE=$((40 * scale)) -c \
 			"$here/tests/perf/data/templates.cc" -o "$dir/templates.o" ;;
+	exec)
+		rec exec sh -c "i=0; while [ \$i -lt $((300 * scale)) ]; do /bin/true; i=\$((i + 1)); done" ;;
 	sqlite)
 		rec sqlite sqlite3 :memory: \
 			"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);

@@ -19,7 +19,7 @@ set -eu
 build=$(cd "${1:?usage: run-perf-tests.sh BUILD}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT INT TERM
+trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT INT TERM
 fails=0
 ok() { echo "  ok: $*"; }
 bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
@@ -28,7 +28,7 @@ ep="$build/bin/ehelf-perf"
 export XDG_CACHE_HOME="$T/cache"
 
 echo "== recordings, and eh_elfs for the files they map"
-"$here/record-workloads.sh" "$T/rec" 1
+"$here/record-workloads.sh" "$T/rec" 1 hackbench python cc1plus sqlite exec
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 	sqlite3 :memory: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
 	 WHERE i < 300000) SELECT count(*), sum(i * i % 7) FROM n;" 2>/dev/null \
@@ -37,7 +37,7 @@ perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 export EHELF_PATH="$T/store"
 
 echo "== ehelf-perf script against perf script"
-for w in hackbench python cc1plus sqlite pipe; do
+for w in hackbench python cc1plus sqlite pipe exec; do
 	f=$T/rec/$w.data
 	perf script -i "$f" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
 	if [ "$w" = pipe ]; then
@@ -46,7 +46,14 @@ for w in hackbench python cc1plus sqlite pipe; do
 		"$ep" script -i "$f" --no-progress >"$T/$w.ehelf" 2>"$T/$w.err"
 	fi || { bad "$w: ehelf-perf failed: $(cat "$T/$w.err")"; continue; }
 	"$build/tests/perf/unwind_crosscheck" "$f" >"$T/$w.oracle" 2>/dev/null
-	if "$build/tests/perf/script_compare" --min 95 --oracle "$T/$w.oracle" --explained \
+	# exec: perf's own unwinding fails in many samples of processes
+	# started by vfork and exec (from 2% to nearly all of them, from one
+	# recording to the next: docs/perf.md), where libunwind and libdw
+	# used directly agree with ehelf; what counts there is that every
+	# difference is explained
+	min=95
+	[ "$w" = exec ] && min=0
+	if "$build/tests/perf/script_compare" --min $min --oracle "$T/$w.oracle" --explained \
 		"$T/$w.perf" "$T/$w.ehelf" >"$T/$w.cmp"; then
 		ok "$w: $(tail -n 1 "$T/$w.cmp" | sed 's/^script_compare: //')"
 	else

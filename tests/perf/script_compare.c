@@ -20,15 +20,20 @@
  * is built on, used directly on the same sample; one where ehelf guessed a
  * frame by the frame-pointer chain (no CFI for a pc) and libdw agrees with
  * it is counted as "guess" (libunwind guesses otherwise there, and so
- * perf).
+ * perf); one where libdw agrees with ehelf and libunwind used directly
+ * differs too is counted as "libunwind" (a limit of the library perf
+ * unwinds with).  Of the "perf only" ones, those where libunwind reading
+ * the stack copy with perf's bound (its last 8 bytes unreadable) stops
+ * early too are counted apart.
  * Prints the counts, the share of identical user stacks, and the first
- * examples of each class (-v: more).  Exit 0, or 1 when the headers
- * differ (not the same samples), the identical share is below --min
- * PERCENT (default 0: just report), or, with --oracle and --explained,
- * a differing sample is not "perf only".
+ * unexplained examples of each class (-v: 20, --examples N: N).  Exit 0,
+ * or 1 when the headers differ (not the same samples), the identical
+ * share is below --min PERCENT (default 0: just report), or, with
+ * --oracle and --explained, a differing sample is in none of those
+ * classes.
  *
- * Usage: script_compare [-v] [--min PERCENT] [--oracle FILE [--explained]]
- *                       PERF EHELF
+ * Usage: script_compare [-v] [--examples N] [--min PERCENT]
+ *                       [--oracle FILE [--explained]] PERF EHELF
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -119,7 +124,10 @@ static bool same_place(const char *a, const char *b)
 }
 
 /* unwind_crosscheck's lines: per sample 1 when libunwind and libdw agree
- * with ehelf, 2 when ehelf guessed a frame and libdw agrees, else 0 */
+ * with ehelf, 3 when moreover libunwind with perf's bound on the stack
+ * copy stops early, 2 when ehelf guessed a frame and libdw agrees, 4 when
+ * libdw agrees and libunwind used directly does not either (libunwind's
+ * own limit, which perf inherits), else 0 */
 static int load_oracle(const char *path, int **agree, size_t *n)
 {
 	FILE *in = fopen(path, "r");
@@ -128,15 +136,17 @@ static int load_oracle(const char *path, int **agree, size_t *n)
 		return -1;
 	}
 	size_t cap = 0;
-	int ne, nl, nd, sl, sd, guessed;
-	while (fscanf(in, "%d %d %d %d %d %d", &ne, &nl, &nd, &sl, &sd, &guessed) == 6) {
+	int ne, nl, nd, sl, sd, guessed, bound;
+	while (fscanf(in, "%d %d %d %d %d %d %d", &ne, &nl, &nd, &sl, &sd, &guessed,
+		      &bound) == 7) {
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			*agree = realloc(*agree, cap * sizeof **agree);
 			if (!*agree)
 				return -1;
 		}
-		(*agree)[(*n)++] = sl && sd ? 1 : guessed && sd ? 2 : 0;
+		(*agree)[(*n)++] = sl && sd ? (bound ? 3 : 1) : guessed && sd ? 2
+				 : sd ? 4 : 0;
 	}
 	fclose(in);
 	return 0;
@@ -144,7 +154,7 @@ static int load_oracle(const char *path, int **agree, size_t *n)
 
 int main(int argc, char **argv)
 {
-	int verbose = 0, argi = 1;
+	int verbose = 0, argi = 1, examples = -1;
 	double min = 0;
 	const char *oracle = NULL;
 	bool explained = false;
@@ -157,12 +167,14 @@ int main(int argc, char **argv)
 			oracle = argv[argi + 1], argi += 2;
 		else if (!strcmp(argv[argi], "--explained"))
 			explained = true, argi++;
+		else if (!strcmp(argv[argi], "--examples") && argi + 1 < argc)
+			examples = atoi(argv[argi + 1]), argi += 2;
 		else
 			break;
 	}
 	if (argc - argi != 2) {
-		fprintf(stderr, "usage: script_compare [-v] [--min PERCENT] "
-			"[--oracle FILE [--explained]] PERF EHELF\n");
+		fprintf(stderr, "usage: script_compare [-v] [--examples N] "
+			"[--min PERCENT] [--oracle FILE [--explained]] PERF EHELF\n");
 		return 2;
 	}
 	file pf = { 0 }, ef = { 0 };
@@ -181,7 +193,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	size_t count[NCLASS] = { 0 }, header_diff = 0, kernel_diff = 0, shown[NCLASS] = { 0 };
-	size_t perf_only = 0, guess = 0;
+	size_t perf_only = 0, guess = 0, by_bound = 0, libunwind = 0;
 	size_t user_frames = 0;
 	for (size_t i = 0; i < pf.n; i++) {
 		const sample *p = &pf.v[i], *e = &ef.v[i];
@@ -214,13 +226,17 @@ int main(int argc, char **argv)
 			cls = ADDRESS;
 		count[cls]++;
 		if (cls != SAME && agree && agree[i]) {
-			if (agree[i] == 1)
+			if (agree[i] == 1 || agree[i] == 3)
 				perf_only++;
-			else
+			else if (agree[i] == 2)
 				guess++;
+			else
+				libunwind++;
+			by_bound += agree[i] == 3;
 			continue; /* explained: not shown */
 		}
-		if (cls != SAME && shown[cls]++ < (size_t)(verbose ? 20 : 3)) {
+		if (cls != SAME && shown[cls]++ < (size_t)(examples >= 0 ? examples
+							   : verbose ? 20 : 3)) {
 			printf("%s: %s (user frames from %d)\n", class_name[cls], p->header, k);
 			for (int j = k; j < k + 4 && (j < np || j < ne); j++)
 				printf("  %2d perf:  %s\n     ehelf: %s\n", j,
@@ -239,10 +255,14 @@ int main(int argc, char **argv)
 	size_t differing = compared - count[SAME];
 	if (agree)
 		printf("; of the %zu differing, %zu perf only (libunwind and libdw "
-		       "used directly agree with ehelf), %zu guesses (no CFI; libdw "
-		       "agrees with ehelf), %zu others", differing, perf_only, guess,
-		       differing - perf_only - guess);
+		       "used directly agree with ehelf; in %zu of them libunwind "
+		       "with perf's bound on the stack copy stops early too), "
+		       "%zu guesses (no CFI; libdw agrees with ehelf), %zu libunwind "
+		       "(libdw agrees with ehelf, libunwind used directly differs "
+		       "too), %zu others", differing, perf_only, by_bound, guess,
+		       libunwind, differing - perf_only - guess - libunwind);
 	printf("\n");
 	return header_diff || share < min ||
-	       (agree && explained && differing != perf_only + guess) ? 1 : 0;
+	       (agree && explained && differing != perf_only + guess + libunwind)
+		       ? 1 : 0;
 }
