@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,9 @@ int atomic_write(const char *path, const char *tmpdir, const void *data,
 	return atomic_write_mode(path, tmpdir, data, len, 0644, err);
 }
 
-int atomic_write_mode(const char *path, const char *tmpdir, const void *data,
-		      size_t len, unsigned mode, ehelf_err *err)
+static int write_renamed(const char *path, const char *tmpdir,
+			 const void *data, size_t len, unsigned mode,
+			 bool durable, ehelf_err *err)
 {
 	char tmp[4096];
 	int n;
@@ -50,7 +52,7 @@ int atomic_write_mode(const char *path, const char *tmpdir, const void *data,
 		p += w;
 		left -= (size_t)w;
 	}
-	if (fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, (mode_t)mode) < 0 || (durable && fsync(fd) < 0)) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
@@ -63,4 +65,16 @@ int atomic_write_mode(const char *path, const char *tmpdir, const void *data,
 			       path, strerror(e));
 	}
 	return 0;
+}
+
+int atomic_write_mode(const char *path, const char *tmpdir, const void *data,
+		      size_t len, unsigned mode, ehelf_err *err)
+{
+	return write_renamed(path, tmpdir, data, len, mode, true, err);
+}
+
+int atomic_write_cache(const char *path, const void *data, size_t len,
+		       unsigned mode, ehelf_err *err)
+{
+	return write_renamed(path, NULL, data, len, mode, false, err);
 }

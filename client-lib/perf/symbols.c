@@ -1748,7 +1748,7 @@ int symtab_save(const symtab *s, const uint64_t key[SYMTAB_KEY_WORDS],
 	memcpy(buf + at_syms, s->syms, s->nsyms * sizeof *s->syms);
 	memcpy(buf + at_iv_sym, s->iv_sym, s->niv * sizeof *s->iv_sym);
 	memcpy(buf + at_pool, s->pool, s->pool_size);
-	int rc = atomic_write_mode(path, NULL, buf, size, 0600, err);
+	int rc = atomic_write_cache(path, buf, size, 0600, err);
 	free(buf);
 	return rc;
 }

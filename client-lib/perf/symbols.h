@@ -75,7 +75,8 @@ void symtab_free(symtab *s);
  * demangled are demangled again on first use after loading.  KEY
  * identifies what the table was made from; it is stored with the table
  * and must match at load.  The file is written atomically, mode 0600
- * (kernel addresses are private).  symtab_save returns 0 or a negative
+ * (kernel addresses are private), and not flushed (a cache: after a power
+ * loss a table may be empty or zeroed, which the load detects).  symtab_save returns 0 or a negative
  * ERR_*; symtab_load_saved returns NULL with ERR set: ERR_NOTFOUND for a
  * file that is absent, of another version or for another KEY (make it
  * again), ERR_FORMAT for a damaged one, ERR_IO.  A damaged file that

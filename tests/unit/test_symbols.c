@@ -624,6 +624,21 @@ static void test_saved(void)
 	snprintf(text, sizeof text, "%s/absent.tab", dir);
 	CHECK(symtab_load_saved(text, key, &err) == NULL);
 	CHECK(err.code == ERR_NOTFOUND);
+	/* what a power loss can leave of a table written unflushed: an
+	 * empty file, or zeros of its size; both are made again */
+	snprintf(text, sizeof text, "%s/lost.tab", dir);
+	for (int how = 0; how < 2; how++) {
+		FILE *z = fopen(text, "w");
+		CHECK(z != NULL);
+		if (!z)
+			break;
+		for (off_t k = 0; how == 1 && k < st.st_size; k++)
+			fputc(0, z);
+		fclose(z);
+		CHECK(symtab_load_saved(text, key, &err) == NULL);
+		CHECK(err.code == ERR_NOTFOUND);
+	}
+	unlink(text);
 
 	/* damaged: truncated, and an interval naming a symbol out of range */
 	int fd = open(tab, O_RDWR);
