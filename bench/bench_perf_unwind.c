@@ -2,8 +2,9 @@
  * bench-perf-unwind - ns per frame of unwinding the user stacks of a
  * perf.data file's samples (`perf record --call-graph dwarf`), the
  * unwinding alone, with the same samples and the same memory reader for:
- *  - ehelf: ehelf_unwind over the process's address space (eh_elfs from
- *    $EHELF_PATH, libdw for files without one);
+ *  - ehelf: ehelf_unwind_snapshot over the process's address space
+ *    (eh_elfs from $EHELF_PATH, libdw for files without one; frame-pointer
+ *    guesses where no CFI covers a pc, as ehelf-perf, libunwind and libdw);
  *  - libunwind's remote API: unw_init_remote + unw_step with accessors over
  *    the same sample (find_proc_info through each file's .eh_frame_hdr and
  *    dwarf_search_unwind_table, as perf does), global caching;
@@ -108,7 +109,8 @@ static int unwind_one(proc_state *ps, const snap *s, int method)
 		sample_mem files = { .pr = ps->pr };
 		got = ehelf_unwind_snapshot(proc_space(ps->pr), &s->regs, s->stack,
 					    s->regs.r[EHELF_RSP], s->size, sample_read,
-					    &files, f, MAXF, 0);
+					    &files, f, MAXF,
+					    EHELF_UNWIND_FRAME_POINTER); /* as ehelf-perf */
 	} else if (method == 1) {
 		uint64_t pcs[MAXF];
 		got = lu_remote_unwind(ps->as, ps->pr, &s->regs, &mem, pcs, MAXF);
