@@ -186,9 +186,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-perf-unwind: %s\n", err.msg);
 		return 1;
 	}
-	/* each method: three passes over all the samples, the best one
+	/* each method: five passes over all the samples, the best one
 	 * counts (the first also pays for loading tables and first touches) */
-	enum { PASSES = 3 };
+	enum { PASSES = 5 };
 	double ns[3] = { 0 }, first[3] = { 0 };
 	uint64_t frames[3] = { 0 };
 	proc_state **of = calloc(n + 1, sizeof *of);

@@ -30,7 +30,7 @@ export EHELF_PATH="$T/store"
 # the first run of (b) makes them and the others map them back
 export XDG_CACHE_HOME="$T/cache"
 
-echo "(a) unwinding alone, ns per frame (same samples, same reader; best of 3"
+echo "(a) unwinding alone, ns per frame (same samples, same reader; best of 5"
 echo "    passes, the first pass in parentheses)"
 printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload samples \
 	frames ehelf frames libunw frames libdw libunw/ libdw/
