@@ -80,8 +80,9 @@ reader local_reader(uint64_t sp);
 int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		const reader *rd, unsigned flags, uint32_t *path);
 
-/* Internal unwinding flag, beside the public EHELF_UNWIND_*: the step
- * from the first frame, whose caller may have the same stack pointer. */
+/* Internal unwinding flag, beside the public EHELF_UNWIND_* (cleared
+ * from callers' flags): the step from the first frame of a remote or
+ * snapshot unwind, whose caller may have the same stack pointer. */
 #define UNWIND_FIRST_STEP 0x80000000u
 
 /* ehelf_backtrace with unwinding FLAGS, for the caller of its caller. */

@@ -10,8 +10,8 @@
  * cache; the eh_elf's local or remote step entry point; libdw, for modules
  * without an eh_elf.  Unwinding stops at the outermost frame, a pc in no
  * module, a frame that cannot be unwound, a stack pointer that does not
- * move up (except across signal frames; level from the first frame) and
- * the frame limit.
+ * move up (except across signal frames; level from the first frame of a
+ * remote or snapshot unwind) and the frame limit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -153,13 +153,13 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		return EHELF_OUTERMOST;
 	/* the stack grows down: a caller's frame is above (a signal frame
 	 * restores the interrupted context, wherever it was).  At the same
-	 * height only from the first frame, which may be where the return
-	 * address has left the stack for a register (__vfork after its pop,
-	 * as perf samples show it); the next frame is a return address, so
-	 * the walk still moves up.  Not from a frame a signal interrupted in
-	 * a local unwind: inside libgcc installing a catch block's context,
-	 * where the CFI no longer describes the code, that would go on with
-	 * garbage. */
+	 * height only from the first frame of a remote or snapshot unwind,
+	 * which may be where the return address has left the stack for a
+	 * register (__vfork after its pop, as perf samples show it); the next
+	 * frame is a return address, so the walk still moves up.  Not in a
+	 * local unwind, whose first frame is often one a signal interrupted:
+	 * inside libgcc installing a catch block's context, where the CFI no
+	 * longer describes the code, that would go on with garbage. */
 	if (!signal && (tmp.r[EHELF_RSP] < sp ||
 			(tmp.r[EHELF_RSP] == sp && !(flags & UNWIND_FIRST_STEP))))
 		return EHELF_E_BADREG;
@@ -197,6 +197,7 @@ static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags)
 {
+	flags &= ~UNWIND_FIRST_STEP; /* ours to set */
 	if (max <= 0)
 		return 0;
 	if (!((initial->valid >> EHELF_RIP) & 1) ||
@@ -229,7 +230,8 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 		r.r[EHELF_RBP] = rbp;
 		r.valid = valid;
 		int st = slow_step(s, &r, exact, rd,
-				   flags | (n == 1 ? UNWIND_FIRST_STEP : 0), &path);
+				   flags | (n == 1 && !rd->local ? UNWIND_FIRST_STEP : 0),
+				   &path);
 		if (st != EHELF_STEP) {
 			if (st == EHELF_E_READ && frames)
 				frames[n - 1].flags |= EHELF_FRAME_TRUNCATED;

@@ -177,7 +177,8 @@ enum {
  * Unwinding stops at the outermost frame, at a pc in no module, when a
  * frame cannot be unwound (the frames so far are returned), when the stack
  * pointer does not move up (except through signal frames; from frame 0
- * it may stay level), and at MAX.
+ * it may stay level, here and in ehelf_unwind_snapshot, not locally), and
+ * at MAX.
  * Caller frames are looked up at pc - 1, except after a signal frame.
  */
 EHELF_API int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,

@@ -1702,6 +1702,9 @@ symtab *symtab_load_kallsyms(ehelf_err *err)
  * can give wrong names but never a read out of bounds.
  */
 #define SAVED_MAGIC "ehelfsym"
+/* The key names the source files only: bump the version whenever what a
+ * table holds for the same files changes (symbol choice, sizes, PLT
+ * entries, intervals), or old tables will be served. */
 enum { SAVED_VERSION = 2 };
 #define SAVED_LAZY_NAMES 1u	/* names printed as computed (sym_name) */
 
@@ -1773,7 +1776,9 @@ symtab *symtab_load_saved(const char *path,
 	}
 	uint64_t at_syms, at_iv_sym, at_pool;
 	uint64_t size = saved_layout(&h, &at_syms, &at_iv_sym, &at_pool);
-	if (!size || (uint64_t)st.st_size != size || h.pool_size == 0) {
+	/* an empty table (an ELF file without symbols) has an empty pool */
+	bool empty = h.nsyms == 0 && h.niv == 0;
+	if (!size || (uint64_t)st.st_size != size || (h.pool_size == 0 && !empty)) {
 		close(fd);
 		return err_set(err, ERR_FORMAT, "%s: damaged (size)", path), NULL;
 	}
@@ -1804,7 +1809,7 @@ symtab *symtab_load_saved(const char *path,
 	}
 	/* every name terminated (the pool ends with a NUL); indexes and
 	 * offsets are checked at lookup (in_table) */
-	if (s->pool[s->pool_size - 1] != '\0') {
+	if (!empty && (s->pool_size == 0 || s->pool[s->pool_size - 1] != '\0')) {
 		symtab_free(s);
 		return err_set(err, ERR_FORMAT, "%s: damaged (contents)", path),
 		       NULL;

@@ -74,13 +74,19 @@ void symtab_free(symtab *s);
  * ms for kallsyms, 15 ms for cc1plus's symbols).  Names still to be
  * demangled are demangled again on first use after loading.  KEY
  * identifies what the table was made from; it is stored with the table
- * and must match at load.  The file is written atomically, mode 0600
- * (kernel addresses are private), and not flushed (a cache: after a power
- * loss a table may be empty or zeroed, which the load detects).  symtab_save returns 0 or a negative
- * ERR_*; symtab_load_saved returns NULL with ERR set: ERR_NOTFOUND for a
- * file that is absent, of another version or for another KEY (make it
- * again), ERR_FORMAT for a damaged one, ERR_IO.  A damaged file that
- * passes the load checks gives wrong names, never a read out of bounds. */
+ * and must match at load.
+ *
+ * The file is written atomically, mode 0600 (kernel addresses are
+ * private), and not flushed: a cache.  After a power loss a table may be
+ * empty or zeroed, which the load detects, or (on a file system that does
+ * not order data before metadata) partly zeroed, which gives wrong names
+ * until its sources change.  A damaged file that passes the load checks
+ * gives wrong names, never a read out of bounds.
+ *
+ * symtab_save returns 0 or a negative ERR_*; symtab_load_saved returns
+ * NULL with ERR set: ERR_NOTFOUND for a file that is absent, of another
+ * version or for another KEY (make it again), ERR_FORMAT for a damaged
+ * one, ERR_IO. */
 enum { SYMTAB_KEY_WORDS = 4 };
 int symtab_save(const symtab *s, const uint64_t key[SYMTAB_KEY_WORDS],
 		const char *path, ehelf_err *err);

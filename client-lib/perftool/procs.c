@@ -222,9 +222,13 @@ int procs_fork(procs *p, uint32_t pid, uint32_t tid, uint32_t ppid,
 
 int procs_exit(procs *p, uint32_t pid, uint32_t tid)
 {
-	(void)p;
-	(void)pid;
-	(void)tid; /* perf keeps exited threads for later records: so do we */
+	/* perf keeps exited threads and their mappings for later records:
+	 * so do we.  The address space is let go when the process's main
+	 * thread exits (its step cache and eh_elf references are what cost),
+	 * and built again should a late sample need it. */
+	void **v = pid == tid ? table_find(&p->pids, pid) : NULL;
+	if (v)
+		group_leave(*v);
 	return 0;
 }
 

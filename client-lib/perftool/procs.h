@@ -66,6 +66,8 @@ thread *procs_thread(procs *p, uint32_t tid, uint32_t pid);
 int procs_comm(procs *p, uint32_t pid, uint32_t tid, const char *comm);
 int procs_fork(procs *p, uint32_t pid, uint32_t tid, uint32_t ppid,
 	       uint32_t ptid);
+/* EXIT: the main thread's exit lets the address space go (built again if a
+ * late sample needs it); threads and mappings stay, as in perf. */
 int procs_exit(procs *p, uint32_t pid, uint32_t tid);
 /* A mapping; EXEC: mapped executable. */
 int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,

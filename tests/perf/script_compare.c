@@ -22,7 +22,8 @@
  * it is counted as "guess" (libunwind guesses otherwise there, and so
  * perf); one where libdw agrees with ehelf and libunwind used directly
  * differs too is counted as "libunwind" (a limit of the library perf
- * unwinds with).  Of the "perf only" ones, those where libunwind reading
+ * unwinds with; only when ehelf used no libdw frame).  A difference in
+ * names at the same address ("symbol") is never explained.  Of the "perf only" ones, those where libunwind reading
  * the stack copy with perf's bound (its last 8 bytes unreadable) stops
  * early too are counted apart.
  * Prints the counts, the share of identical user stacks, and the first
@@ -127,7 +128,8 @@ static bool same_place(const char *a, const char *b)
  * with ehelf, 3 when moreover libunwind with perf's bound on the stack
  * copy stops early, 2 when ehelf guessed a frame and libdw agrees, 4 when
  * libdw agrees and libunwind used directly does not either (libunwind's
- * own limit, which perf inherits), else 0 */
+ * own limit, which perf inherits; not when ehelf stepped a frame with
+ * libdw's CFI itself, where libdw's agreeing proves nothing), else 0 */
 static int load_oracle(const char *path, int **agree, size_t *n)
 {
 	FILE *in = fopen(path, "r");
@@ -136,9 +138,9 @@ static int load_oracle(const char *path, int **agree, size_t *n)
 		return -1;
 	}
 	size_t cap = 0;
-	int ne, nl, nd, sl, sd, guessed, bound;
-	while (fscanf(in, "%d %d %d %d %d %d %d", &ne, &nl, &nd, &sl, &sd, &guessed,
-		      &bound) == 7) {
+	int ne, nl, nd, sl, sd, guessed, bound, dwarf;
+	while (fscanf(in, "%d %d %d %d %d %d %d %d", &ne, &nl, &nd, &sl, &sd,
+		      &guessed, &bound, &dwarf) == 8) {
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			*agree = realloc(*agree, cap * sizeof **agree);
@@ -146,7 +148,7 @@ static int load_oracle(const char *path, int **agree, size_t *n)
 				return -1;
 		}
 		(*agree)[(*n)++] = sl && sd ? (bound ? 3 : 1) : guessed && sd ? 2
-				 : sd ? 4 : 0;
+				 : sd && !dwarf ? 4 : 0;
 	}
 	fclose(in);
 	return 0;
@@ -225,7 +227,9 @@ int main(int argc, char **argv)
 		else
 			cls = ADDRESS;
 		count[cls]++;
-		if (cls != SAME && agree && agree[i]) {
+		/* the oracle speaks of unwinding (pcs), not of names: a symbol
+		 * printed otherwise at the same address is never explained */
+		if (cls != SAME && cls != SYMBOL && agree && agree[i]) {
 			if (agree[i] == 1 || agree[i] == 3)
 				perf_only++;
 			else if (agree[i] == 2)

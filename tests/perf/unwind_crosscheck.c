@@ -7,11 +7,13 @@
  *
  * Prints one line per sample, in ehelf-perf's order (perf's processing
  * order): "EHELF_N LIBUNWIND_N LIBDW_N SAME_AS_LIBUNWIND SAME_AS_LIBDW
- * GUESSED PERF_BOUND" (0 or 1: the pcs of every frame equal; GUESSED:
- * ehelf found a frame by the frame-pointer chain, no CFI covering a pc;
- * PERF_BOUND: libunwind, reading the stack copy with perf's bound (the
- * last 8 bytes unreadable), stops before ehelf on ehelf's frames), then a
- * summary on standard error.  script_compare --oracle uses these lines to tell the
+ * GUESSED PERF_BOUND DWARF" (0 or 1: the pcs of every frame equal;
+ * GUESSED: ehelf found a frame by the frame-pointer chain, no CFI covering
+ * a pc; PERF_BOUND: libunwind, reading the stack copy with perf's bound
+ * (the last 8 bytes unreadable), stops before ehelf on ehelf's frames;
+ * DWARF: ehelf stepped a frame with libdw's CFI, the fallback), then a
+ * summary on standard error.  Samples without a stack copy, or that ehelf
+ * could not start on, are not compared (0 in every column).  script_compare --oracle uses these lines to tell the
  * samples where perf's stack differs from ehelf's while libunwind and libdw,
  * used directly, agree with ehelf.
  *
@@ -120,6 +122,7 @@ int main(int argc, char **argv)
 			ehelf_frame e[MAXF];
 			uint64_t lu[MAXF], dw[MAXF], lb[MAXF];
 			int ne = 0, nl = 0, nd = 0, nb = 0;
+			bool cmp = false; /* something was compared */
 			/* no stack copy: no user frames, for all (as perf) */
 			if (pr && ev.sample.stack_size && sample_regs(&ev, &regs) == 0) {
 				ne = sample_unwind(pr, &ev, e, MAXF);
@@ -129,6 +132,7 @@ int main(int argc, char **argv)
 						   .size = ev.sample.stack ? ev.sample.stack_size : 0,
 						   .pr = pr };
 				if (b) {
+					cmp = ne > 0;
 					nl = lu_remote_unwind(b->lu, pr, &regs, &mem, lu, MAXF);
 					/* perf's bound: its access_mem takes an
 					 * address as outside the copy when addr +
@@ -145,19 +149,20 @@ int main(int argc, char **argv)
 						nd = 0;
 				}
 			}
-			/* a sample without a stack copy is no comparison (all
-			 * give no frames): never an explanation for a difference */
-			bool cmp = ev.sample.stack_size != 0;
+			/* a sample without a stack copy, or that ehelf could not
+			 * start on, is no comparison: never an explanation */
 			bool sl = cmp && same(e, ne, lu, nl), sd = cmp && same(e, ne, dw, nd);
 			bool ld = cmp && nl == nd && !memcmp(lu, dw, (size_t)nl * sizeof *lu);
-			bool guessed = false;
-			for (int i = 1; i < ne; i++)
+			bool guessed = false, dwarf = false;
+			for (int i = 1; i < ne; i++) {
 				guessed |= e[i].path == EHELF_PATH_FRAME_POINTER;
+				dwarf |= e[i].path == EHELF_PATH_DWARF;
+			}
 			/* with perf's bound, libunwind stops before ehelf, on
 			 * ehelf's frames */
-			bool bound = nb >= 0 && nb < ne && same(e, nb, lb, nb);
-			printf("%d %d %d %d %d %d %d\n", ne, nl, nd, sl, sd, guessed,
-			       bound);
+			bool bound = cmp && nb > 0 && nb < ne && same(e, nb, lb, nb);
+			printf("%d %d %d %d %d %d %d %d\n", ne, nl, nd, sl, sd, guessed,
+			       bound, dwarf);
 			if ((!sl || !sd) && getenv("CROSSCHECK_VERBOSE")) {
 				fprintf(stderr, "sample %lu pid %u time %llu:\n", samples, ev.pid,
 					(unsigned long long)ev.time);
@@ -180,8 +185,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unwind_crosscheck: %s\n", err.msg);
 		return 1;
 	}
-	fprintf(stderr, "unwind_crosscheck: %lu samples (%lu without a stack copy, "
-		"not compared); ehelf = libunwind in %lu, ehelf = libdw in %lu, "
+	fprintf(stderr, "unwind_crosscheck: %lu samples (%lu not compared: no stack "
+		"copy, or no first frame); ehelf = libunwind in %lu, ehelf = libdw in %lu, "
 		"libunwind = libdw in %lu, all three in %lu\n",
 		samples, no_stack, eq_lu, eq_dw, lu_dw, all);
 	for (size_t i = 0; i < nbases; i++) {

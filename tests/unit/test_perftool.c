@@ -78,6 +78,22 @@ static void test_spaces(void)
 			 NULL, 0) == 0);
 	CHECK(parent->gen != gen);
 	CHECK(proc_space(parent) != NULL);
+
+	/* a process that exits lets its space go (another thread's exit
+	 * does not); its mappings stay, and a late sample gets a new space
+	 * with the same modules */
+	CHECK(procs_fork(p, 102, 102, 101, 101) == 0);
+	proc *grandchild = procs_proc(p, 102);
+	CHECK(proc_space(grandchild) == c);
+	CHECK(procs_exit(p, 101, 103) == 0);
+	CHECK(child->group != NULL);
+	CHECK(procs_exit(p, 101, 101) == 0);
+	CHECK(child->group == NULL);
+	CHECK(proc_space(grandchild) == c);	/* still shared by 102 */
+	const ehelf_space *again = proc_space(child);
+	CHECK(again != NULL && again != c);
+	CHECK(ehelf_space_modules(again, &with) == ehelf_space_modules(c, &with));
+	CHECK(proc_find(child, 0x10000010) != NULL);
 	procs_free(p);
 	dso_table_free(t);
 }

@@ -639,6 +639,28 @@ static void test_saved(void)
 		CHECK(err.code == ERR_NOTFOUND);
 	}
 	unlink(text);
+	/* an empty table (nothing usable in the source) is saved and mapped
+	 * back as empty, not taken for a damaged one and made every time */
+	snprintf(text, sizeof text, "%s/nothing", dir);
+	FILE *nf = fopen(text, "w");
+	CHECK(nf != NULL);
+	if (nf) {
+		fputs("0000000000000000 r not_a_function\n", nf);
+		fclose(nf);
+		symtab *none = symtab_load_kallsyms_file(text, &err);
+		CHECK(none != NULL && symtab_size(none) == 0);
+		char ntab[600];
+		snprintf(ntab, sizeof ntab, "%s/nothing.tab", dir);
+		CHECK(none && symtab_save(none, key, ntab, &err) == 0);
+		symtab *back = symtab_load_saved(ntab, key, &err);
+		CHECK(back != NULL && symtab_size(back) == 0);
+		uint64_t o;
+		CHECK(back && symtab_find(back, 0x1000, &o) == NULL);
+		symtab_free(back);
+		symtab_free(none);
+		unlink(ntab);
+		unlink(text);
+	}
 
 	/* damaged: truncated, and an interval naming a symbol out of range */
 	int fd = open(tab, O_RDWR);
