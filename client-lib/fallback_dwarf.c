@@ -238,7 +238,14 @@ int dwarf_module_step(dwarf_module *d, uint64_t pc, const ehelf_regs *in,
 				rc = EHELF_OUTERMOST;
 				goto out;
 			}
-			if (r != EHELF_RSP)    /* undefined */
+			/* undefined; but libdw's x86_64 default rules (elfutils
+			 * backends/x86_64_cfi.c, 0.188) mark DWARF register 0
+			 * as the call-saved "%rbx" where rbx is 3: rbx comes out
+			 * undefined wherever the CFI says nothing of it.  It is
+			 * call-saved, so its value is the same (as eh_elfs and
+			 * libunwind take it); an explicit DW_CFA_undefined for
+			 * rbx, which compilers do not emit, reads the same. */
+			if (r != EHELF_RSP && r != EHELF_RBX)
 				out->valid &= ~(1u << r);
 			continue;
 		}

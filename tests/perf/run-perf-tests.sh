@@ -71,7 +71,7 @@ cc1=$(perf buildid-list -i "$T/rec/cc1plus.data" 2>/dev/null | awk '/cc1plus$/ {
 	ok "user symbols saved: $(ls "$XDG_CACHE_HOME"/ehelf/symtab | wc -l) tables, cc1plus's among them" ||
 	bad "no saved symbol table for cc1plus ($cc1) under $XDG_CACHE_HOME/ehelf/symtab"
 # from here on every table is mapped back from what the runs above saved
-for w in cc1plus sqlite; do
+for w in cc1plus sqlite exec; do
 	EHELF_PATH=$T/no-store "$ep" script -i "$T/rec/$w.data" --no-progress >"$T/$w.dwarf"
 	cmp -s "$T/$w.ehelf" "$T/$w.dwarf" && ok "$w: DWARF fallback, saved symbols: prints the same" ||
 		bad "$w: without eh_elfs the output differs ($(diff "$T/$w.ehelf" "$T/$w.dwarf" | grep -c '^[<>]') lines)"
