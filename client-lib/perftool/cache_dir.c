@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int cache_dir(const char *sub, char *buf, size_t cap)
 {
@@ -26,6 +27,13 @@ int cache_dir(const char *sub, char *buf, size_t cap)
 		if (rc != 0 && errno != EEXIST)
 			return -1;
 		if (c == '\0')
-			return 0;
+			break;
 	}
+	/* ours alone, or not used: what is saved there is read back as is
+	 * (kernel addresses among it) */
+	struct stat st;
+	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022))
+		return -1;
+	return 0;
 }

@@ -12,7 +12,9 @@
 
 /* The directory for SUB ("kallsyms", "symtab") into BUF (CAP bytes),
  * created with its parents if missing.  0, or -1 when there is no home
- * directory, the path does not fit or it cannot be created. */
+ * directory, the path does not fit, it cannot be created, or it is not a
+ * directory of this user's that others cannot write to (then nothing is
+ * saved or read there). */
 int cache_dir(const char *sub, char *buf, size_t cap);
 
 #endif

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../client-lib/perftool/cache_dir.h"
 #include "../../client-lib/perftool/dso.h"
 #include "../../client-lib/space.h"
 #include "../../common/buildid.h"
@@ -164,6 +165,27 @@ static void test_saved_symbols(const char *cache)
 		symtab_free(ref);
 		dso_table_free(t);
 	}
+}
+
+static void write_file(const char *path, const char *text);
+
+/* cache_dir() makes a private directory, and refuses one others can
+ * write to or a file in its place. */
+static void test_cache_dir(const char *cache)
+{
+	char buf[700], want[700];
+	CHECK(cache_dir("probe", buf, sizeof buf) == 0);
+	snprintf(want, sizeof want, "%s/ehelf/probe", cache);
+	CHECK_STR(buf, want);
+	struct stat st;
+	CHECK(stat(buf, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+	CHECK(chmod(buf, 0777) == 0);
+	CHECK(cache_dir("probe", buf, sizeof buf) == -1);
+	CHECK(rmdir(want) == 0);
+	write_file(want, "not a directory");
+	CHECK(cache_dir("probe", buf, sizeof buf) == -1);
+	unlink(want);
+	CHECK(cache_dir("probe", buf, 10) == -1);	/* does not fit */
 }
 
 static void write_file(const char *path, const char *text)
@@ -325,6 +347,7 @@ int main(void)
 	test_kernel_syms();
 	test_idle_objects();
 	test_saved_symbols(cache);
+	test_cache_dir(cache);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
 	CHECK(system(cmd) == 0);
