@@ -181,12 +181,17 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 
 /* ---- output ---------------------------------------------------------------------- */
 
-static void print_sample(script_ctx *c, const perf_event *ev,
-			 const script_frame *f, int n)
+/* The header of a sample: "COMM TID SECS.USECS: EVENT: ", the command
+ * right-aligned in 16 columns when WIDE (perf's layout for events recorded
+ * without callchains). */
+static void print_header(script_ctx *c, const perf_event *ev, bool wide)
 {
 	outbuf *o = c->out;
 	thread *t = procs_thread(c->procs, ev->tid, ev->pid);
-	ob_str(o, t ? t->comm : ":-1");
+	const char *comm = t ? t->comm : ":-1";
+	for (size_t k = strlen(comm); wide && k < 16; k++)
+		ob_char(o, ' ');
+	ob_str(o, comm);
 	ob_char(o, ' ');
 	ob_dec(o, ev->tid, 5, 0);
 	ob_char(o, ' ');
@@ -195,23 +200,56 @@ static void print_sample(script_ctx *c, const perf_event *ev,
 	ob_dec(o, ev->time % 1000000000ull / 1000, 6, 1);
 	ob_str(o, ": ");
 	ob_str(o, ev->sample.attr ? ev->sample.attr->name : "unknown");
-	ob_str(o, ": \n");
+	ob_str(o, ": ");
+}
+
+/* "IP SYM+0xOFF (DSO)", IP right-aligned in 16 columns. */
+static void print_frame(outbuf *o, const script_frame *f)
+{
+	ob_hex(o, f->ip, 16);
+	ob_char(o, ' ');
+	if (f->sym) {
+		ob_str(o, f->sym);
+		ob_str(o, "+0x");
+		ob_hex(o, f->off, 0);
+	} else {
+		ob_str(o, "[unknown]");
+	}
+	ob_str(o, " (");
+	ob_str(o, f->dso);
+	ob_char(o, ')');
+}
+
+static void print_sample(script_ctx *c, const perf_event *ev,
+			 const script_frame *f, int n)
+{
+	outbuf *o = c->out;
+	print_header(c, ev, false);
+	ob_char(o, '\n');
 	for (int i = 0; i < n; i++) {
 		ob_char(o, '\t');
-		ob_hex(o, f[i].ip, 16);
-		ob_char(o, ' ');
-		if (f[i].sym) {
-			ob_str(o, f[i].sym);
-			ob_str(o, "+0x");
-			ob_hex(o, f[i].off, 0);
-		} else {
-			ob_str(o, "[unknown]");
-		}
-		ob_str(o, " (");
-		ob_str(o, f[i].dso);
-		ob_str(o, ")\n");
+		print_frame(o, &f[i]);
+		ob_char(o, '\n');
 	}
 	ob_char(o, '\n');
+}
+
+/* An event recorded without callchains: perf script prints the sample's ip
+ * on the header line, as recorded (not relative to its file). */
+static bool has_callchain(const perf_event *ev)
+{
+	return !ev->sample.attr ||
+	       (ev->sample.attr->sample_type & PERF_SAMPLE_CALLCHAIN);
+}
+
+static script_frame ip_frame(script_ctx *c, const perf_event *ev)
+{
+	uint16_t mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (mode == PERF_RECORD_MISC_KERNEL)
+		return kernel_frame(c, ev->sample.ip);
+	script_frame f = user_frame(procs_proc(c->procs, ev->pid), ev->sample.ip);
+	f.ip = ev->sample.ip;
+	return f;
 }
 
 /* A frame's name in a folded stack, as stackcollapse-perf.pl makes it:
@@ -263,8 +301,18 @@ static int fold_sample(script_ctx *c, const perf_event *ev,
 int script_sample(script_ctx *c, const perf_event *ev)
 {
 	static script_frame f[MAX_FRAMES * 2];
-	int n = script_frames(c, ev, f, MAX_FRAMES * 2);
 	c->samples++;
+	if (!has_callchain(ev)) {
+		f[0] = ip_frame(c, ev);
+		if (c->folded)
+			return fold_sample(c, ev, f, 1);
+		print_header(c, ev, true);
+		ob_char(c->out, ' ');
+		print_frame(c->out, &f[0]);
+		ob_char(c->out, '\n');
+		return 0;
+	}
+	int n = script_frames(c, ev, f, MAX_FRAMES * 2);
 	if (c->folded)
 		return fold_sample(c, ev, f, n);
 	print_sample(c, ev, f, n);

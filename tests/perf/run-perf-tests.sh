@@ -10,8 +10,10 @@
 # the sample agree with ehelf, or no CFI covered a pc and libdw guesses as
 # ehelf does); the output must not change without eh_elfs (libdw's CFI,
 # the fallback, gives the same stacks) nor when the symbols (kernel's and
-# files') come from the tables saved by the previous runs; folded output must count every
-# sample; bad input and bad usage must fail cleanly.  ehelf-perf's cache
+# files') come from the tables saved by the previous runs; recordings with
+# frame-pointer callchains (-g) or none must print exactly what perf
+# prints; folded output must count every sample; bad input and bad usage
+# must fail cleanly.  ehelf-perf's cache
 # is kept in the test's directory ($XDG_CACHE_HOME); perf record fills
 # perf's build-ID cache (~/.debug) as it always does.
 # Usage: tests/perf/run-perf-tests.sh BUILD
@@ -79,6 +81,19 @@ done
 "$ep" script -i "$T/rec/hackbench.data" --no-progress >"$T/hackbench.again"
 cmp -s "$T/hackbench.ehelf" "$T/hackbench.again" && ok "hackbench: same output from the saved symbol tables" ||
 	bad "hackbench: a second run prints something else"
+
+echo "== recordings without DWARF stacks: frame-pointer callchains, none"
+q="WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) SELECT count(*) FROM n;"
+perf record -q -e cpu-clock -F 2000 -g -o "$T/rec/fp.data" -- sqlite3 :memory: "$q" >/dev/null 2>&1
+perf record -q -e cpu-clock -F 2000 -o "$T/rec/plain.data" -- sqlite3 :memory: "$q" >/dev/null 2>&1
+for w in fp plain; do
+	perf script -i "$T/rec/$w.data" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
+	"$ep" script -i "$T/rec/$w.data" --no-progress >"$T/$w.ehelf"
+	n=$(grep -c 'cpu-clock' "$T/$w.perf" || true)
+	[ "$n" -gt 0 ] && cmp -s "$T/$w.perf" "$T/$w.ehelf" &&
+		ok "$w: the same $n samples as perf script" ||
+		bad "$w: differs from perf script ($(diff "$T/$w.perf" "$T/$w.ehelf" | grep -c '^[<>]') lines)"
+done
 
 echo "== folded stacks"
 "$ep" script -i "$T/rec/sqlite.data" --folded --no-progress >"$T/folded"
