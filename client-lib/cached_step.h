@@ -67,11 +67,18 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 	    const reader *rd)
 {
 	const step_cache_entry *e = step_cache_slot(s->cache, *rip);
+	uint64_t want = *rip - !exact;
 	uint64_t a = __atomic_load_n(&e->a, __ATOMIC_RELAXED);
 	uint64_t b = __atomic_load_n(&e->b, __ATOMIC_RELAXED);
 	uint64_t key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
-	if (!b || (key ^ a ^ b) != *rip - !exact)
-		return false;
+	if (!b || (key ^ a ^ b) != want) { /* the other way, same line */
+		e++;
+		a = __atomic_load_n(&e->a, __ATOMIC_RELAXED);
+		b = __atomic_load_n(&e->b, __ATOMIC_RELAXED);
+		key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
+		if (!b || (key ^ a ^ b) != want)
+			return false;
+	}
 	bool from_rbp = b & STEP_CACHE_CFA_RBP;
 	if (from_rbp && !((*valid >> EHELF_RBP) & 1))
 		return false;

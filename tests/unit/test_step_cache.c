@@ -168,8 +168,12 @@ int main(void)
 			uint32_t tv = t.valid & EHELF_VALID_REGS;
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact,
 					   reader_window(&rd), &rd));
+			/* tear the way that holds it */
 			step_cache_entry *e = step_cache_slot(s->cache, in.r[EHELF_RIP]);
-			e->a ^= 8;
+			uint64_t want_pc = in.r[EHELF_RIP] - !exact;
+			for (int w = 0; w < 2; w++)
+				if (e[w].b && (e[w].key ^ e[w].a ^ e[w].b) == want_pc)
+					e[w].a ^= 8;
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, exact,
 					   reader_window(&rd), &rd));
 		}
@@ -180,8 +184,9 @@ int main(void)
 	CHECK(direct_steps > 10000 && read_steps > 10000 && snap_steps > 10000 &&
 	      declined > 1000);
 
-	/* outermost markers: found by the slow path for their pc only, and
-	 * never taken by cached_step (for any pc hashing to their slot) */
+	/* outermost markers: found by the slow path for their pc only, never
+	 * taken by cached_step (for any pc hashing to their set), evicted as
+	 * other entries are */
 	local_range tail = { base, base + sizeof stack };
 	reader lr = { .local = true, .read = local_read, .arg = &tail };
 	int outer = 0;
@@ -190,6 +195,8 @@ int main(void)
 		bool exact = next() % 2;
 		uint64_t pc = rip - !exact;
 		step_cache_entry *e = step_cache_slot(s->cache, rip);
+		if (trial % 2)	/* from an empty set, or one in use */
+			memset(e, 0, 2 * sizeof *e);
 		step_cache_fill_outermost(e, pc);
 		CHECK(step_cache_is_outermost(e, pc));
 		CHECK(!step_cache_is_outermost(e, pc ^ 1));
@@ -201,8 +208,14 @@ int main(void)
 		CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &r, exact,
 				   reader_window(&lr), &lr));
 		CHECK(trip == rip && tv == r.valid);
-		/* a summary filled over it: no longer outermost */
-		step_cache_fill(e, pc, random_summary());
+		/* two summaries of other pcs of the same set filled after
+		 * it: evicted (the set keeps the last two pcs filled) */
+		uint64_t other1 = rip ^ (1ull << 13), other2 = rip ^ (1ull << 40);
+		CHECK(step_cache_slot(s->cache, other1) == e &&
+		      step_cache_slot(s->cache, other2) == e);
+		step_cache_fill(e, other1 - !exact, random_summary());
+		CHECK(step_cache_is_outermost(e, pc));
+		step_cache_fill(e, other2 - !exact, random_summary());
 		CHECK(!step_cache_is_outermost(e, pc));
 		outer++;
 	}
