@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tests/common/xorshift.h"
 #include "../builder/cfi/cfi_reader.h"
 #include "../builder/codegen/compile.h"
 #include "../client-lib/include/ehelf.h"
@@ -34,14 +35,6 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rng(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static int read_mem(void *arg, uint64_t addr, uint64_t *value)
@@ -76,8 +69,8 @@ static uint64_t *pick_pcs(elf_file *f, size_t n)
 	cfi_reader_free(r);
 	uint64_t *pcs = malloc(n * sizeof *pcs), s = 0x9e3779b97f4a7c15ull;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t *row = rows[rng(&s) % nrows];
-		pcs[i] = row[0] + rng(&s) % (row[1] - row[0]);
+		uint64_t *row = rows[xorshift64(&s) % nrows];
+		pcs[i] = row[0] + xorshift64(&s) % (row[1] - row[0]);
 	}
 	free(rows);
 	return pcs;

@@ -142,23 +142,6 @@ int main(int argc, char **argv)
 	int rc;
 	while ((rc = perf_reader_next(r, &ev, &err)) > 0) {
 		switch (ev.kind) {
-		case PERF_EV_COMM:
-			procs_comm(p, ev.pid, ev.tid, ev.comm.comm);
-			break;
-		case PERF_EV_FORK:
-			procs_fork(p, ev.pid, ev.tid, ev.task.ppid, ev.task.ptid);
-			break;
-		case PERF_EV_MMAP:
-			if (ev.pid != (uint32_t)-1) {
-				const uint8_t *id = ev.mmap.build_id;
-				size_t len = ev.mmap.build_id_len;
-				if (!len)
-					len = perf_reader_build_id(r, ev.pid, ev.mmap.filename, &id);
-				procs_mmap(p, ev.pid, ev.mmap.start, ev.mmap.len,
-					   ev.mmap.pgoff, ev.mmap.exec, ev.mmap.filename,
-					   id, len);
-			}
-			break;
 		case PERF_EV_SAMPLE: {
 			snap s = { .pid = ev.pid };
 			if (sample_regs(&ev, &s.regs) < 0 || !ev.sample.stack_size)
@@ -179,6 +162,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		default:
+			procs_record(p, r, &ev);
 			break;
 		}
 	}

@@ -74,30 +74,8 @@ static void progress(perf_reader *r, uint64_t samples, bool last)
 
 static int handle(perf_reader *r, procs *p, script_ctx *sc, const perf_event *ev)
 {
-	switch (ev->kind) {
-	case PERF_EV_COMM:
-		return procs_comm(p, ev->pid, ev->tid, ev->comm.comm);
-	case PERF_EV_FORK:
-		return procs_fork(p, ev->pid, ev->tid, ev->task.ppid, ev->task.ptid);
-	case PERF_EV_EXIT:
-		return procs_exit(p, ev->pid, ev->tid);
-	case PERF_EV_MMAP: {
-		if (ev->pid == (uint32_t)-1)
-			return 0; /* the kernel's own maps */
-		const uint8_t *id = ev->mmap.build_id;
-		size_t n = ev->mmap.build_id_len;
-		if (!n)
-			n = perf_reader_build_id(r, ev->pid, ev->mmap.filename, &id);
-		return procs_mmap(p, ev->pid, ev->mmap.start, ev->mmap.len,
-				  ev->mmap.pgoff, ev->mmap.exec, ev->mmap.filename,
-				  id, n);
-	}
-	case PERF_EV_SAMPLE:
-		return script_sample(sc, ev);
-	case PERF_EV_OTHER:
-		return 0;
-	}
-	return 0;
+	return ev->kind == PERF_EV_SAMPLE ? script_sample(sc, ev)
+					  : procs_record(p, r, ev);
 }
 
 static int run(const char *input, bool folded, bool show_progress)

@@ -37,3 +37,17 @@ int buildid_store_path(const char *root, const char *hex, char *out,
 			 hex + 2);
 	return n < 0 || (size_t)n >= outsz ? -1 : n;
 }
+
+bool buildid_same(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+	size_t n = na < nb ? na : nb;
+	if (memcmp(a, b, n) != 0)
+		return false;
+	for (size_t i = n; i < na; i++)
+		if (a[i])
+			return false;
+	for (size_t i = n; i < nb; i++)
+		if (b[i])
+			return false;
+	return true;
+}

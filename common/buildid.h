@@ -17,6 +17,11 @@ enum { BUILDID_MAX_BYTES = 64, BUILDID_HEX_MAX = 2 * BUILDID_MAX_BYTES };
  * the string length, or -1 if N is 0 or above BUILDID_MAX_BYTES. */
 int buildid_to_hex(const uint8_t *id, size_t n, char *out, size_t outsz);
 
+/* Do raw build-IDs A (NA bytes) and B (NB bytes) name the same file?  The
+ * shorter one may be padded with zero bytes (perf stores build-IDs in
+ * 20-byte fields). */
+bool buildid_same(const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
+
 /* True when S is a well-formed build-ID: even length, 2..128 characters,
  * [0-9a-f] only. */
 bool buildid_valid_hex(const char *s);

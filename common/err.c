@@ -5,15 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
-int err_set(ehelf_err *e, int code, const char *fmt, ...)
+int err_vset(ehelf_err *e, int code, const char *fmt, va_list ap)
 {
 	if (e) {
-		va_list ap;
-		va_start(ap, fmt);
 		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-		va_end(ap);
 		e->code = code;
 	}
+	return code;
+}
+
+int err_set(ehelf_err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(e, code, fmt, ap);
+	va_end(ap);
 	return code;
 }
 

@@ -10,6 +10,8 @@
 #ifndef EHELF_COMMON_ERR_H
 #define EHELF_COMMON_ERR_H
 
+#include <stdarg.h>
+
 #include <stddef.h>
 
 enum ehelf_errcode {
@@ -31,6 +33,10 @@ typedef struct ehelf_err {
  * so that callers can write `return err_set(e, ERR_FORMAT, ...)`. */
 int err_set(ehelf_err *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* err_set() with the arguments in AP. */
+int err_vset(ehelf_err *e, int code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* Prepend "PREFIX: " to the message already in E (E may be NULL).  Returns
  * E->code, or ERR_ARG when E is NULL. */

@@ -204,6 +204,16 @@ static void compile_and_record(shared *s, elf_file *f,
 	free(cov);
 }
 
+/* ROW, an ELF file not compiled (its status and error set), recorded and
+ * counted under the lock. */
+static void record_unbuilt(shared *s, const db_file *row)
+{
+	pthread_mutex_lock(&s->lock);
+	record(s, row, NULL, NULL, NULL, 0);
+	count(s, row->status, row->eh_frame, row->eh_frame_hdr, 0);
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void process_elf(shared *s, const elf_job *j)
 {
 	char name[8192];
@@ -219,10 +229,7 @@ static void process_elf(shared *s, const elf_job *j)
 		 * objects: recorded, not compiled */
 		row.status = rc == ERR_UNSUPPORTED ? "ignored" : "failed";
 		row.error = err.msg;
-		pthread_mutex_lock(&s->lock);
-		record(s, &row, NULL, NULL, NULL, 0);
-		count(s, row.status, 0, 0, 0);
-		pthread_mutex_unlock(&s->lock);
+		record_unbuilt(s, &row);
 		return;
 	}
 	char hex[BUILDID_HEX_MAX + 1];
@@ -241,10 +248,7 @@ static void process_elf(shared *s, const elf_job *j)
 	if (bad || build_id_of(&f, hex, sizeof hex, &kind, raw, &rawlen) < 0) {
 		row.status = "failed";
 		row.error = bad ? err.msg : "cannot compute a build-ID";
-		pthread_mutex_lock(&s->lock);
-		record(s, &row, NULL, NULL, NULL, 0);
-		count(s, row.status, row.eh_frame, row.eh_frame_hdr, 0);
-		pthread_mutex_unlock(&s->lock);
+		record_unbuilt(s, &row);
 		elf_file_close(&f);
 		return;
 	}
@@ -255,10 +259,7 @@ static void process_elf(shared *s, const elf_job *j)
 		 * is the stripped binary's): say so whatever the store holds */
 		row.status = "no-cfi";
 		row.error = "no .eh_frame or .debug_frame contents";
-		pthread_mutex_lock(&s->lock);
-		record(s, &row, NULL, NULL, NULL, 0);
-		count(s, row.status, row.eh_frame, row.eh_frame_hdr, 0);
-		pthread_mutex_unlock(&s->lock);
+		record_unbuilt(s, &row);
 		elf_file_close(&f);
 		return;
 	}

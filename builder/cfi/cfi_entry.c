@@ -12,13 +12,13 @@
 int cfi_error(ehelf_err *err, int code, const cfi_section *s, uint64_t off,
 	      const char *fmt, ...)
 {
-	char what[384];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	err_vset(err, code, fmt, ap);
 	va_end(ap);
-	return err_set(err, code, "%s: %s+0x%llx: %s", s->file, s->name,
-		       (unsigned long long)off, what);
+	err_prefix(err, "%s: %s+0x%llx", s->file, s->name,
+		   (unsigned long long)off);
+	return code;
 }
 
 int cfi_entry_read(const cfi_section *s, uint64_t off, cfi_entry *e,

@@ -209,13 +209,12 @@ static int fmt_err(ehelf_err *err, const perf_reader *r, uint64_t off,
 static int fmt_err(ehelf_err *err, const perf_reader *r, uint64_t off,
 		   const char *fmt, ...)
 {
-	char what[384];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	err_vset(err, ERR_FORMAT, fmt, ap);
 	va_end(ap);
-	return err_set(err, ERR_FORMAT, "%s: offset %" PRIu64 ": %s", r->name,
-		       off, what);
+	err_prefix(err, "%s: offset %" PRIu64, r->name, off);
+	return ERR_FORMAT;
 }
 
 static int nomem(ehelf_err *err, const perf_reader *r)

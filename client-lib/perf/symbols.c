@@ -696,6 +696,20 @@ static char *cxx_demangle(const char *raw)
 	return d;
 }
 
+/* The value of lowercase hex digit C, or -1. */
+static int lower_hex_digit(unsigned char c)
+{
+	if ((unsigned)(c - '0') < 10u)
+		return c - '0';
+	return (unsigned)(c - 'a') < 6u ? c - 'a' + 10 : -1;
+}
+
+/* The value of hex digit C in either case, or -1. */
+static int hex_digit(unsigned char c)
+{
+	return (unsigned)(c - '0') < 10u ? c - '0' : lower_hex_digit(c | 0x20);
+}
+
 /* Legacy Rust: _ZN<len><ident>...17h<16 hex>E as libiberty prints it,
  * "a::b::c" without the hash, escapes decoded. */
 static char *rust_legacy_demangle(const char *raw)
@@ -733,8 +747,7 @@ static char *rust_legacy_demangle(const char *raw)
 	unsigned seen = 0, distinct = 0;
 	for (size_t j = 1; j < 17; j++) {
 		char c = sym[last + j];
-		int v = isdigit((unsigned char)c) ? c - '0' :
-			(c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+		int v = lower_hex_digit((unsigned char)c);
 		if (v < 0)
 			return NULL;
 		seen |= 1u << v;
@@ -795,12 +808,9 @@ static char *rust_legacy_demangle(const char *raw)
 			/* $uXX$: a character by its code */
 			const char *q = id + 2;
 			unsigned v = 0;
-			for (; q < end && isxdigit((unsigned char)*q) &&
-			       !isupper((unsigned char)*q); q++) {
-				int h = isdigit((unsigned char)*q) ? *q - '0'
-								   : *q - 'a' + 10;
+			for (int h; q < end && (h = lower_hex_digit((unsigned char)*q)) >= 0;
+			     q++)
 				v = 16 * v + (unsigned)h;
-			}
 			if (id[1] == 'u' && q > id + 2 && q < end && *q == '$' &&
 			    v > 0 && v < 0x80) {
 				*o++ = (char)v;
@@ -829,10 +839,10 @@ static char *ocaml_demangle(const char *raw)
 		if (p[0] == '_' && p[1] == '_') {
 			*o++ = '.';
 			p += 2;
-		} else if (p[0] == '$' && isxdigit((unsigned char)p[1]) &&
-			   isxdigit((unsigned char)p[2])) {
-			char hex[3] = { p[1], p[2], 0 };
-			*o++ = (char)strtol(hex, NULL, 16);
+		} else if (p[0] == '$' && hex_digit((unsigned char)p[1]) >= 0 &&
+			   hex_digit((unsigned char)p[2]) >= 0) {
+			*o++ = (char)(16 * hex_digit((unsigned char)p[1]) +
+				      hex_digit((unsigned char)p[2]));
 			p += 3;
 		} else {
 			*o++ = *p++;
@@ -1335,18 +1345,6 @@ static bool regular_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* perf's build-ID equality: a recorded ID may carry trailing zeros. */
-static bool same_build_id(const uint8_t *want, size_t wlen,
-			  const uint8_t *have, size_t hlen)
-{
-	if (wlen < hlen || memcmp(want, have, hlen) != 0)
-		return false;
-	for (size_t i = hlen; i < wlen; i++)
-		if (want[i])
-			return false;
-	return true;
-}
-
 static bool has_table(elf_file *f, const char *name, uint32_t type)
 {
 	GElf_Shdr sh;
@@ -1362,7 +1360,7 @@ static bool open_debug(elf_file *f, const char *path, const uint8_t *id,
 		return false;
 	const uint8_t *have;
 	int n = elf_file_build_id(f, &have);
-	bool same = n > 0 && same_build_id(id, idlen, have, (size_t)n);
+	bool same = n > 0 && buildid_same(id, idlen, have, (size_t)n);
 	if ((idlen > 0 && !same) || !has_table(f, ".symtab", SHT_SYMTAB)) {
 		elf_file_close(f);
 		return false;
@@ -1453,7 +1451,7 @@ static int open_sources(struct sources *src, const char *path,
 	if (build_id_len > BUILDID_MAX_BYTES)
 		build_id_len = BUILDID_MAX_BYTES;
 	if (build_id_len > 0 && (own_len <= 0 ||
-	    !same_build_id(build_id, build_id_len, own, (size_t)own_len))) {
+	    !buildid_same(build_id, build_id_len, own, (size_t)own_len))) {
 		char want[BUILDID_HEX_MAX + 1] = "?";
 		buildid_to_hex(build_id, build_id_len, want, sizeof want);
 		elf_file_close(rt);
@@ -1625,15 +1623,6 @@ static char *read_all(const char *path, size_t *size, ehelf_err *err)
 	buf[len] = '\0';
 	*size = len;
 	return buf;
-}
-
-/* The value of hex digit C, or -1. */
-static int hex_digit(unsigned char c)
-{
-	if ((unsigned)(c - '0') < 10u)
-		return c - '0';
-	c |= 0x20;
-	return (unsigned)(c - 'a') < 6u ? c - 'a' + 10 : -1;
 }
 
 symtab *symtab_load_kallsyms_file(const char *path, ehelf_err *err)

@@ -54,22 +54,6 @@ static size_t running_kernel_id(uint8_t *id)
 	return 0;
 }
 
-/* Do build-IDs A and B name the same file?  perf pads them with zeros to
- * 20 bytes. */
-static bool same_id(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
-{
-	size_t n = na < nb ? na : nb;
-	if (memcmp(a, b, n) != 0)
-		return false;
-	for (size_t i = n; i < na; i++)
-		if (a[i])
-			return false;
-	for (size_t i = n; i < nb; i++)
-		if (b[i])
-			return false;
-	return true;
-}
-
 /* Where the parsed table for perf's copy with build-ID HEX is kept:
  * CACHE/kallsyms/HEX.tab (cache_dir.h). */
 static int saved_path(const uint8_t *id, size_t len, char *buf, size_t cap)
@@ -113,7 +97,7 @@ symtab *kernel_syms_load(const uint8_t *id, size_t len, ehelf_err *err)
 		return load_copy(path, &st, id, len, err);
 	uint8_t running[64];
 	size_t nr = len ? running_kernel_id(running) : 0;
-	if (len && nr && !same_id(id, len, running, nr))
+	if (len && nr && !buildid_same(id, len, running, nr))
 		return err_set(err, ERR_NOTFOUND,
 			       "the kernel recorded is not the running one, "
 			       "and perf's build-ID cache has no copy of its "

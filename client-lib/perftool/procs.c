@@ -307,6 +307,31 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 	return 0;
 }
 
+int procs_record(procs *p, const perf_reader *r, const perf_event *ev)
+{
+	switch (ev->kind) {
+	case PERF_EV_COMM:
+		return procs_comm(p, ev->pid, ev->tid, ev->comm.comm);
+	case PERF_EV_FORK:
+		return procs_fork(p, ev->pid, ev->tid, ev->task.ppid, ev->task.ptid);
+	case PERF_EV_EXIT:
+		return procs_exit(p, ev->pid, ev->tid);
+	case PERF_EV_MMAP: {
+		if (ev->pid == (uint32_t)-1)
+			return 0; /* the kernel's own maps */
+		const uint8_t *id = ev->mmap.build_id;
+		size_t n = ev->mmap.build_id_len;
+		if (!n)
+			n = perf_reader_build_id(r, ev->pid, ev->mmap.filename, &id);
+		return procs_mmap(p, ev->pid, ev->mmap.start, ev->mmap.len,
+				  ev->mmap.pgoff, ev->mmap.exec, ev->mmap.filename,
+				  id, n);
+	}
+	default:
+		return 0;
+	}
+}
+
 const pmap *proc_find(const proc *pr, uint64_t addr)
 {
 	size_t lo = 0, hi = pr->n;

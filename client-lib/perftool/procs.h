@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "../include/ehelf.h"
+#include "../perf/perf_data.h"
 #include "dso.h"
 
 typedef struct pmap {
@@ -73,6 +74,11 @@ int procs_exit(procs *p, uint32_t pid, uint32_t tid);
 int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 	       uint64_t pgoff, bool exec, const char *filename,
 	       const uint8_t *build_id, size_t build_id_len);
+
+/* Apply record EV of reader R (COMM, FORK, EXIT, or MMAP of a process:
+ * its build-ID from the record, else from R's BUILD_ID feature) with the
+ * functions above; other records are left alone.  0 or ERR_NOMEM. */
+int procs_record(procs *p, const perf_reader *r, const perf_event *ev);
 
 /* The mapping of PR containing ADDR, or NULL. */
 const pmap *proc_find(const proc *pr, uint64_t addr);

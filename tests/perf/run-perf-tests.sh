@@ -63,6 +63,15 @@ for w in hackbench python cc1plus sqlite pipe exec; do
 		head -n 40 "$T/$w.cmp"
 	fi
 done
+# the check itself: the oracle speaks of pcs, so a wrong name where perf
+# and ehelf agree on the frames must not pass as explained
+sed -E 's/^(\t +[0-9a-f]+ )[A-Za-z_][A-Za-z0-9_@.]*\+/\1WRONG+/' "$T/sqlite.ehelf" >"$T/sqlite.wrong"
+if "$build/tests/perf/script_compare" --oracle "$T/sqlite.oracle" --explained \
+	"$T/sqlite.perf" "$T/sqlite.wrong" >/dev/null; then
+	bad "script_compare took wrong symbol names for explained differences"
+else
+	ok "script_compare: wrong symbol names are not explained"
+fi
 
 echo "== the same without eh_elfs, and from the saved symbol tables"
 tab=$(ls "$XDG_CACHE_HOME"/ehelf/kallsyms/*.tab 2>/dev/null | head -n 1)

@@ -105,18 +105,9 @@ int main(int argc, char **argv)
 	perf_event ev;
 	int rc;
 	while ((rc = perf_reader_next(r, &ev, &err)) > 0) {
-		if (ev.kind == PERF_EV_COMM)
-			procs_comm(p, ev.pid, ev.tid, ev.comm.comm);
-		else if (ev.kind == PERF_EV_FORK)
-			procs_fork(p, ev.pid, ev.tid, ev.task.ppid, ev.task.ptid);
-		else if (ev.kind == PERF_EV_MMAP && ev.pid != (uint32_t)-1) {
-			const uint8_t *id = ev.mmap.build_id;
-			size_t len = ev.mmap.build_id_len;
-			if (!len)
-				len = perf_reader_build_id(r, ev.pid, ev.mmap.filename, &id);
-			procs_mmap(p, ev.pid, ev.mmap.start, ev.mmap.len, ev.mmap.pgoff,
-				   ev.mmap.exec, ev.mmap.filename, id, len);
-		} else if (ev.kind == PERF_EV_SAMPLE) {
+		if (ev.kind != PERF_EV_SAMPLE) {
+			procs_record(p, r, &ev);
+		} else {
 			proc *pr = procs_proc(p, ev.pid);
 			ehelf_regs regs;
 			ehelf_frame e[MAXF];

@@ -32,5 +32,13 @@ int main(void)
 	CHECK_STR(path, "/usr/lib/ehelf/.build-id/0f/a1b2.so");
 	CHECK(buildid_store_path("/s", "0F", path, sizeof path) == -1);
 	CHECK(buildid_store_path("/s", "0fa1", path, 10) == -1);
+
+	/* equality up to perf's zero padding, either way round */
+	const uint8_t a[20] = { 1, 2, 3, 4 }, b[4] = { 1, 2, 3, 4 };
+	const uint8_t c[4] = { 1, 2, 3, 5 }, d[20] = { 1, 2, 3, 4, 0, 7 };
+	CHECK(buildid_same(a, 20, b, 4) && buildid_same(b, 4, a, 20));
+	CHECK(buildid_same(b, 4, b, 4));
+	CHECK(!buildid_same(a, 20, c, 4) && !buildid_same(c, 4, a, 20));
+	CHECK(!buildid_same(d, 20, b, 4) && !buildid_same(b, 4, d, 20));
 	UNIT_DONE("test_buildid");
 }

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../common/xorshift.h"
 #include "../../client-lib/perf/perf_data.h"
 #include "unit.h"
 
@@ -46,10 +47,7 @@ enum {
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* ---- building images ------------------------------------------------------ */

@@ -10,6 +10,7 @@
  * untouched: reads that fail or fall outside the stack, a missing rbp, the
  * outermost frame, a stack going down, a torn entry, the other kind of pc.
  */
+#include "../common/xorshift.h"
 #include "../../client-lib/cached_step.h"
 #include "../../client-lib/summary_step.h"
 #include "unit.h"
@@ -17,10 +18,7 @@
 static uint64_t rng = 0x243f6a8885a308d3ull;
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static uint64_t stack[2048]; /* the fake stack */

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../common/xorshift.h"
 #include "../../client-lib/include/ehelf.h"
 
 enum { PAGE = 4096, STACK_WORDS = 1024, MAXF = 64 };
@@ -27,10 +28,7 @@ enum { PAGE = 4096, STACK_WORDS = 1024, MAXF = 64 };
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* executable ranges of the loaded objects */
