@@ -14,8 +14,18 @@
  * The file is read once (the processes' mappings as at its end); each
  * method then unwinds every sample in a pass of its own.
  *
+ * The stack copies are cold when a pass reaches them (some 8 KiB per
+ * sample, far more than the caches hold), as they are for a tool reading
+ * a perf.data file.  So that the figures can be read against what memory
+ * alone costs here, a pass that only reads the part of each copy that
+ * ehelf's unwinding used (one load per 64-byte line, in address order,
+ * which the hardware prefetches best) is timed too: the floor, and the
+ * ratio of libdw's time to it, which no unwinder reading those bytes could
+ * beat on this machine.
+ *
  * Usage: bench-perf-unwind FILE [NAME]
- * Prints: NAME samples frames(ehelf) ns/frame for each, and the ratios.
+ * Prints: NAME samples, frames and ns/frame for each method, the ratios,
+ * the floor and libdw/floor, and the first passes' ns/frame.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -98,8 +108,10 @@ static void prepare(procs *p, const snap *s, int method)
 	}
 }
 
-/* Unwind snapshot S of process PS with METHOD; returns its frames. */
-static int unwind_one(proc_state *ps, const snap *s, int method)
+/* Unwind snapshot S of process PS with METHOD; returns its frames.  For
+ * ehelf, the bytes of the copy the frames span go to *USED (may be NULL). */
+static int unwind_one(proc_state *ps, const snap *s, int method,
+		      uint64_t *used)
 {
 	sample_mem mem = { .stack = s->stack, .sp = s->regs.r[EHELF_RSP],
 			   .size = s->size, .pr = ps->pr };
@@ -111,6 +123,8 @@ static int unwind_one(proc_state *ps, const snap *s, int method)
 					    s->regs.r[EHELF_RSP], s->size, sample_read,
 					    &files, f, MAXF,
 					    EHELF_UNWIND_FRAME_POINTER); /* as ehelf-perf */
+		if (used) /* up to the last frame's return address and sp */
+			*used = got > 0 ? f[got - 1].sp - f[0].sp + 8 : 0;
 	} else if (method == 1) {
 		uint64_t pcs[MAXF];
 		got = lu_remote_unwind(ps->as, ps->pr, &s->regs, &mem, pcs, MAXF);
@@ -119,6 +133,46 @@ static int unwind_one(proc_state *ps, const snap *s, int method)
 		got = libdw_unwind(ps->dw, &s->regs, sample_read, &mem, pcs, MAXF);
 	}
 	return got > 0 ? got : 0;
+}
+
+enum { PASSES = 5 };
+
+/*
+ * The memory floor (see the top): the best of PASSES passes that read one
+ * word per 64-byte line of the part of each stack copy that ehelf's
+ * unwinding spans; ns for all the samples.  The spans come from one more
+ * (untimed) ehelf unwinding.
+ */
+static double memory_floor(proc_state **of, const snap *snaps, size_t n)
+{
+	uint64_t *used = calloc(n + 1, sizeof *used);
+	if (!used)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (of[i])
+			unwind_one(of[i], &snaps[i], 0, &used[i]);
+		if (used[i] > snaps[i].size)
+			used[i] = snaps[i].size;
+	}
+	double best = 0;
+	volatile uint64_t sink;
+	for (int pass = 0; pass < PASSES; pass++) {
+		uint64_t sum = 0;
+		double t0 = now();
+		for (size_t i = 0; i < n; i++)
+			for (uint64_t o = 0; o + 8 <= used[i]; o += 64) {
+				uint64_t w;
+				memcpy(&w, snaps[i].stack + o, 8);
+				sum += w;
+			}
+		double t = now() - t0;
+		sink = sum;
+		if (pass == 0 || t < best)
+			best = t;
+	}
+	(void)sink;
+	free(used);
+	return best;
 }
 
 int main(int argc, char **argv)
@@ -172,8 +226,7 @@ int main(int argc, char **argv)
 	}
 	/* each method: five passes over all the samples, the best one
 	 * counts (the first also pays for loading tables and first touches) */
-	enum { PASSES = 5 };
-	double ns[3] = { 0 }, first[3] = { 0 };
+	double ns[3] = { 0 }, first[3] = { 0 }, floor_ns = 0;
 	uint64_t frames[3] = { 0 };
 	proc_state **of = calloc(n + 1, sizeof *of);
 	if (!of)
@@ -188,7 +241,8 @@ int main(int argc, char **argv)
 			double t0 = now();
 			for (size_t i = 0; i < n; i++)
 				if (of[i])
-					fr += (uint64_t)unwind_one(of[i], &snaps[i], method);
+					fr += (uint64_t)unwind_one(of[i], &snaps[i], method,
+								   NULL);
 			double t = now() - t0;
 			if (pass == 0)
 				first[method] = fr ? t / (double)fr : 0;
@@ -197,16 +251,19 @@ int main(int argc, char **argv)
 				frames[method] = fr;
 			}
 		}
+		if (method == 0)
+			floor_ns = memory_floor(of, snaps, n);
 	}
 	double per[3];
 	for (int m = 0; m < 3; m++)
 		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
-	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx  "
-	       "(first pass: %.1f %.1f %.1f)\n", name, n,
+	double floor = frames[0] ? floor_ns / (double)frames[0] : 0;
+	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx "
+	       "%7.1f %7.0fx  (first pass: %.1f %.1f %.1f)\n", name, n,
 	       (unsigned long long)frames[0], per[0], (unsigned long long)frames[1],
 	       per[1], (unsigned long long)frames[2], per[2],
 	       per[0] > 0 ? per[1] / per[0] : 0, per[0] > 0 ? per[2] / per[0] : 0,
-	       first[0], first[1], first[2]);
+	       floor, floor > 0 ? per[2] / floor : 0, first[0], first[1], first[2]);
 	for (size_t i = 0; i < nstates; i++) {
 		lu_remote_free(states[i].as);
 		libdw_unwinder_free(states[i].dw);

@@ -5,6 +5,8 @@
 # driver), with eh_elfs for the files they map:
 #  (a) ns per frame of the unwinding alone, same samples, same memory
 #      reader: ehelf, libunwind's remote API, libdw (bench-perf-unwind);
+#      and the memory floor: only reading, in address order, the part of
+#      each (cold) stack copy that the unwinding spans;
 #  (b) the whole command: `ehelf-perf script` against `perf script
 #      --no-inline`, same file, same fields, output to /dev/null (best of 5;
 #      ehelf-perf's first run, which makes its saved symbol tables, shown too);
@@ -31,9 +33,10 @@ export EHELF_PATH="$T/store"
 export XDG_CACHE_HOME="$T/cache"
 
 echo "(a) unwinding alone, ns per frame (same samples, same reader; best of 5"
-echo "    passes, the first pass in parentheses)"
-printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload samples \
-	frames ehelf frames libunw frames libdw libunw/ libdw/
+echo "    passes, the first pass in parentheses); floor: reading the stack"
+echo "    bytes the frames span, and no more, in address order"
+printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s\n' workload samples \
+	frames ehelf frames libunw frames libdw libunw/ libdw/ floor libdw/fl
 for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w"
 done

@@ -41,12 +41,12 @@ static inline window reader_window(const reader *rd)
 	return (window){ (uint64_t)(uintptr_t)&ehelf_no_window, 0, 0 };
 }
 
-/* The slots of a step cache entry's b: byte K for register REG (rbp, byte
- * 2, is handled apart: it is one of the loop's locals). */
+/* The slots of a step cache entry's p: byte K for register REG (rbp, byte
+ * 3, is handled apart: it is one of the loop's locals). */
 #define CACHE_SLOTS(X)                                                          \
-	X(1, EHELF_RBX) X(3, EHELF_R12) X(4, EHELF_R13) X(5, EHELF_R14)        \
-	X(6, EHELF_R15)
-#define RBP_SLOT(b) ((int8_t)(uint8_t)((b) >> 16))
+	X(2, EHELF_RBX) X(4, EHELF_R12) X(5, EHELF_R13) X(6, EHELF_R14)        \
+	X(7, EHELF_R15)
+#define RBP_SLOT(p) ((int8_t)(uint8_t)((p) >> 24))
 
 /*
  * One step of the frame in *R through the step cache, in place: true, or
@@ -66,36 +66,34 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 	    uint32_t *valid, ehelf_regs *r, bool exact, window w,
 	    const reader *rd)
 {
-	const step_cache_entry *e = step_cache_slot(s->cache, *rip);
+	const step_cache_entry *e = step_cache_set(s->cache, *rip);
 	uint64_t want = *rip - !exact;
-	uint64_t a = __atomic_load_n(&e->a, __ATOMIC_RELAXED);
-	uint64_t b = __atomic_load_n(&e->b, __ATOMIC_RELAXED);
-	uint64_t key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
-	if (!b || (key ^ a ^ b) != want) { /* the other way, same line */
-		e++;
-		a = __atomic_load_n(&e->a, __ATOMIC_RELAXED);
-		b = __atomic_load_n(&e->b, __ATOMIC_RELAXED);
-		key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
-		if (!b || (key ^ a ^ b) != want)
+	uint64_t p, x;
+	/* the ways in order: way 0 holds the last pc filled */
+	for (int k = 0;; k++) {
+		p = __atomic_load_n(&e[k].p, __ATOMIC_RELAXED);
+		x = step_cache_x(__atomic_load_n(&e[k].key, __ATOMIC_RELAXED), p);
+		if ((p & STEP_CACHE_SET) && STEP_CACHE_PC(x) == want)
+			break;
+		if (k == STEP_CACHE_WAYS - 1)
 			return false;
 	}
-	bool from_rbp = b & STEP_CACHE_CFA_RBP;
+	bool from_rbp = p & STEP_CACHE_CFA_RBP;
 	if (from_rbp && !((*valid >> EHELF_RBP) & 1))
 		return false;
 	uint64_t base = from_rbp ? *rbp : *rsp;
-	uint64_t cfa = base + (uint64_t)STEP_CACHE_CFA(a);
+	uint64_t cfa = base + (uint64_t)STEP_CACHE_CFA(p);
 	uint32_t v = *valid | (1u << EHELF_RSP) | (1u << EHELF_RIP);
-	uint64_t first = base + (uint64_t)STEP_CACHE_LOWEST(a);
-	uint64_t last = base + (uint64_t)STEP_CACHE_HIGHEST(a);
+	uint64_t first = cfa + (uint64_t)STEP_CACHE_LOWEST(x);
+	uint64_t last = cfa + (uint64_t)STEP_CACHE_HIGHEST(x);
 	uint64_t nrip, nrbp = *rbp;
 	if (first - w.lo <= w.span8 && last - w.lo <= w.span8) {
-		memcpy(&nrip, (const void *)(uintptr_t)(base + (uint64_t)STEP_CACHE_RA(a) +
-							w.delta), 8);
+		memcpy(&nrip, (const void *)(uintptr_t)(cfa - 8 + w.delta), 8);
 		if (nrip == 0 || cfa <= *rsp)
 			return false;
 #define DIRECT(K, REG)                                                          \
 		{                                                               \
-			int8_t w_ = (int8_t)(uint8_t)(b >> (8 * (K)));          \
+			int8_t w_ = (int8_t)(uint8_t)(p >> (8 * (K)));          \
 			if ((uint8_t)w_ != STEP_CACHE_KEPT) {                   \
 				memcpy(&r->r[REG], (const void *)(uintptr_t)    \
 				       (cfa + (uint64_t)(int64_t)w_ * 8 + w.delta), 8); \
@@ -104,40 +102,40 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 		}
 		CACHE_SLOTS(DIRECT)
 #undef DIRECT
-		if ((uint8_t)RBP_SLOT(b) != STEP_CACHE_KEPT) {
+		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
 			memcpy(&nrbp, (const void *)(uintptr_t)
-			       (cfa + (uint64_t)(int64_t)RBP_SLOT(b) * 8 + w.delta), 8);
+			       (cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 + w.delta), 8);
 			v |= 1u << EHELF_RBP;
 		}
 	} else if (!rd->local) {
 		/* through the reader: everything read before anything is
 		 * written, since a read may fail */
-		uint64_t got[7];
-		if (rd->read(rd->arg, base + (uint64_t)STEP_CACHE_RA(a), &got[0]) != 0)
+		uint64_t got[8];
+		if (rd->read(rd->arg, cfa - 8, &got[0]) != 0)
 			return false;
 		nrip = got[0];
 		if (nrip == 0 || cfa <= *rsp)
 			return false;
 #define READ(K, REG)                                                            \
 		{                                                               \
-			int8_t w_ = (int8_t)(uint8_t)(b >> (8 * (K)));          \
+			int8_t w_ = (int8_t)(uint8_t)(p >> (8 * (K)));          \
 			if ((uint8_t)w_ != STEP_CACHE_KEPT &&                   \
 			    rd->read(rd->arg, cfa + (uint64_t)(int64_t)w_ * 8,  \
 				     &got[K]) != 0)                             \
 				return false;                                   \
 		}
 		CACHE_SLOTS(READ)
-		READ(2, EHELF_RBP)
+		READ(3, EHELF_RBP)
 #undef READ
 #define COMMIT(K, REG)                                                          \
-		if ((uint8_t)(b >> (8 * (K))) != STEP_CACHE_KEPT) {             \
+		if ((uint8_t)(p >> (8 * (K))) != STEP_CACHE_KEPT) {             \
 			r->r[REG] = got[K];                                     \
 			v |= 1u << (REG);                                       \
 		}
 		CACHE_SLOTS(COMMIT)
 #undef COMMIT
-		if ((uint8_t)RBP_SLOT(b) != STEP_CACHE_KEPT) {
-			nrbp = got[2];
+		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
+			nrbp = got[3];
 			v |= 1u << EHELF_RBP;
 		}
 	} else {

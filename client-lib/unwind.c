@@ -92,7 +92,7 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	uint64_t sp = r->r[EHELF_RSP];
 	int st = EHELF_E_NOT_COVERED;
 	ehelf_regs tmp;
-	step_cache_entry *e = step_cache_slot(s->cache, r->r[EHELF_RIP]);
+	step_cache_entry *e = step_cache_set(s->cache, r->r[EHELF_RIP]);
 	if (step_cache_is_outermost(e, pc)) {
 		*path = EHELF_PATH_EHELF;
 		return EHELF_OUTERMOST;

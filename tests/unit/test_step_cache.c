@@ -8,7 +8,9 @@
  * through a reader, and from a snapshot (a copy of the stack at another
  * address, as perf.data holds), and that every case it declines leaves the registers
  * untouched: reads that fail or fall outside the stack, a missing rbp, the
- * outermost frame, a stack going down, a torn entry, the other kind of pc.
+ * outermost frame, a stack going down, a torn entry, the other kind of pc,
+ * a row the cache does not hold (return address elsewhere than CFA - 8).
+ * Then the sets: outermost markers, and which pcs a set keeps.
  */
 #include "../common/xorshift.h"
 #include "../../client-lib/cached_step.h"
@@ -67,6 +69,13 @@ static uint64_t random_summary(void)
 	return sum;
 }
 
+/* A random summary the cache holds (return address at CFA - 8). */
+static uint64_t cached_summary(void)
+{
+	uint64_t sum = random_summary();
+	return (sum & ~slot_bits(0, -1)) | slot_bits(0, -1);
+}
+
 static bool same_regs(const ehelf_regs *a, const ehelf_regs *b)
 {
 	return a->valid == b->valid && !memcmp(a->r, b->r, sizeof a->r);
@@ -93,7 +102,14 @@ int main(void)
 			   (1u << EHELF_RIP) | (1u << EHELF_RSP);
 		bool exact = next() % 4 == 0;
 		uint64_t pc = in.r[EHELF_RIP] - !exact;
-		step_cache_fill(step_cache_slot(s->cache, in.r[EHELF_RIP]), pc, sum);
+		/* the cache holds rows whose return address is at CFA - 8;
+		 * for others, an earlier trial's entry of the pc goes (a pc
+		 * has one row, unlike here) */
+		bool held = ((sum >> EHELF_SUM_SLOT_SHIFT) & 0x7f) == 0x7f;
+		step_cache_entry *set = step_cache_set(s->cache, in.r[EHELF_RIP]);
+		if (!held)
+			memset(set, 0, STEP_CACHE_WAYS * sizeof *set);
+		step_cache_fill(set, pc, sum);
 		int mode = (int)(next() % 3); /* 0 local, 1 remote, 2 snapshot */
 		bool remote = mode != 0;
 		uint64_t shift = mode == 2 ? FAKE - base : 0;
@@ -156,7 +172,7 @@ int main(void)
 			r.valid = valid;
 			CHECK(same_regs(&r, &orig));
 			/* and only what the reference does not step either */
-			CHECK(!want_step);
+			CHECK(!want_step || !held);
 			declined++;
 		}
 		if (trial % 97 == 0) { /* the other kind of pc, a torn entry */
@@ -167,11 +183,12 @@ int main(void)
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact,
 					   reader_window(&rd), &rd));
 			/* tear the way that holds it */
-			step_cache_entry *e = step_cache_slot(s->cache, in.r[EHELF_RIP]);
+			step_cache_entry *e = step_cache_set(s->cache, in.r[EHELF_RIP]);
 			uint64_t want_pc = in.r[EHELF_RIP] - !exact;
-			for (int w = 0; w < 2; w++)
-				if (e[w].b && (e[w].key ^ e[w].a ^ e[w].b) == want_pc)
-					e[w].a ^= 8;
+			for (int w = 0; w < STEP_CACHE_WAYS; w++)
+				if (e[w].p && STEP_CACHE_PC(step_cache_x(e[w].key,
+									 e[w].p)) == want_pc)
+					e[w].p ^= 8; /* the CFA's offset */
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, exact,
 					   reader_window(&rd), &rd));
 		}
@@ -192,9 +209,9 @@ int main(void)
 		uint64_t rip = 0x400000 + next() % 0x100000;
 		bool exact = next() % 2;
 		uint64_t pc = rip - !exact;
-		step_cache_entry *e = step_cache_slot(s->cache, rip);
+		step_cache_entry *e = step_cache_set(s->cache, rip);
 		if (trial % 2)	/* from an empty set, or one in use */
-			memset(e, 0, 2 * sizeof *e);
+			memset(e, 0, STEP_CACHE_WAYS * sizeof *e);
 		step_cache_fill_outermost(e, pc);
 		CHECK(step_cache_is_outermost(e, pc));
 		CHECK(!step_cache_is_outermost(e, pc ^ 1));
@@ -206,18 +223,57 @@ int main(void)
 		CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &r, exact,
 				   reader_window(&lr), &lr));
 		CHECK(trip == rip && tv == r.valid);
-		/* two summaries of other pcs of the same set filled after
-		 * it: evicted (the set keeps the last two pcs filled) */
-		uint64_t other1 = rip ^ (1ull << 13), other2 = rip ^ (1ull << 40);
-		CHECK(step_cache_slot(s->cache, other1) == e &&
-		      step_cache_slot(s->cache, other2) == e);
-		step_cache_fill(e, other1 - !exact, random_summary());
-		CHECK(step_cache_is_outermost(e, pc));
-		step_cache_fill(e, other2 - !exact, random_summary());
+		/* summaries of four other pcs of the same set filled after
+		 * it: evicted (the set keeps the last four pcs filled) */
+		static const int bits[4] = { 13, 30, 35, 40 };
+		for (int k = 0; k < 4; k++) {
+			uint64_t other = rip ^ (1ull << bits[k]);
+			CHECK(step_cache_set(s->cache, other) == e);
+			CHECK(step_cache_is_outermost(e, pc));
+			step_cache_fill(e, other - !exact, cached_summary());
+		}
 		CHECK(!step_cache_is_outermost(e, pc));
 		outer++;
 	}
 	CHECK(outer == 20000);
+
+	/* a set keeps the last four pcs filled, the most recent in way 0,
+	 * each once; a refill moves its pc to way 0 */
+	for (int trial = 0; trial < 20000; trial++) {
+		uint64_t rip = 0x400000 + next() % 0x100000;
+		step_cache_entry *e = step_cache_set(s->cache, rip);
+		memset(e, 0, STEP_CACHE_WAYS * sizeof *e);
+		uint64_t pcs[6];
+		for (int k = 0; k < 6; k++)
+			pcs[k] = rip ^ ((next() % 4096) << 27); /* the same set */
+		uint64_t kept[STEP_CACHE_WAYS] = { 0 }; /* model: most recent first */
+		for (int k = 0; k < 12; k++) {
+			uint64_t pc = pcs[next() % 6];
+			step_cache_fill(e, pc, cached_summary());
+			int at = STEP_CACHE_WAYS - 1;
+			for (int w = 0; w < STEP_CACHE_WAYS; w++)
+				if (kept[w] == pc) {
+					at = w;
+					break;
+				}
+			memmove(&kept[1], &kept[0], (size_t)at * sizeof kept[0]);
+			kept[0] = pc;
+			for (int w = 0; w < STEP_CACHE_WAYS; w++) {
+				uint64_t got = e[w].p ? STEP_CACHE_PC(step_cache_x(e[w].key, e[w].p)) : 0;
+				CHECK(got == kept[w]);
+			}
+		}
+	}
+	/* pcs the key cannot hold are not cached */
+	{
+		uint64_t rip = 1ull << 48 | 0x1234;
+		step_cache_entry *e = step_cache_set(s->cache, rip);
+		memset(e, 0, STEP_CACHE_WAYS * sizeof *e);
+		step_cache_fill(e, rip, cached_summary());
+		step_cache_fill_outermost(e, rip);
+		for (int w = 0; w < STEP_CACHE_WAYS; w++)
+			CHECK(e[w].p == 0 && e[w].key == 0);
+	}
 	ehelf_space_free(s);
 	UNIT_DONE("test_step_cache");
 }
