@@ -12,6 +12,9 @@
 #   make deps          install the Debian packages the build and tests need
 #   SANITIZE=1 make    build everything with ASan+UBSan into build/san
 
+# (rules come before `all` below: name the goal)
+.DEFAULT_GOAL := all
+
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
 B := build/san
@@ -69,6 +72,8 @@ CLIENT_LIBS := $(B)/lib/libehelf.a $(B)/lib/libehelf.so $(B)/lib/pkgconfig/libeh
 # ---- ehelf-perf: perf.data reading, symbols (client-lib/perf/) -------------
 PERF_SRC := $(wildcard client-lib/perf/*.c)
 PERF_LIB := $(B)/lib/libehelf-perf.a
+# what its users link too: libzstd, for perf record -z (decomp.c)
+PERF_LIB_DEPS := $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 $(PERF_LIB): $(PERF_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -82,17 +87,18 @@ $(PERFTOOL_LIB): $(PERFTOOL_SRC:%.c=$(B)/obj/%.o)
 $(B)/bin/ehelf-perf: $(B)/obj/client-lib/ehelf_perf.o $(PERFTOOL_LIB) \
                      $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
 # the cross-check runs the benchmark's baselines too
 $(B)/tests/perf/unwind_crosscheck: $(B)/obj/tests/perf/unwind_crosscheck.o \
         $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.o \
         $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) -ldl -lpthread
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) $(PERF_LIB_DEPS) \
+		-ldl -lpthread
 # test programs of tests/perf/: each NAME.c is one program
 $(B)/tests/perf/%: $(B)/obj/tests/perf/%.o $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -169,7 +175,7 @@ $(B)/bin/ehelf-batch: $(B)/obj/builder/ehelf_batch.o $(BATCH_SRC:%.c=$(B)/obj/%.
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(PERFTOOL_LIB) $(PERF_LIB) \
                     $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
 
 $(DIFF_BIN): $(DIFF_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
 	@mkdir -p $(dir $@)
@@ -366,7 +372,8 @@ PERF_BASELINES := $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.
 $(BENCH_PERF): $(B)/obj/bench/bench_perf_unwind.o $(PERF_BASELINES) \
                $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) -ldl -lpthread
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) $(PERF_LIB_DEPS) \
+		-ldl -lpthread
 bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND) $(BENCH_PERF) \
        $(B)/bin/ehelf-perf $(B)/tests/perf/script_compare
 	@bench/run-bench.sh $(B)

@@ -11,7 +11,7 @@ PACKAGES="
   util-linux
   clang libclang-rt-14-dev
   dpkg-dev apt ca-certificates bc
-  alien rpm zstd xz-utils
+  alien rpm zstd libzstd-dev xz-utils
   linux-perf rt-tests
 "
 

@@ -53,6 +53,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decomp.h"
+
 /* perf's own record types (perf.data-file-format.txt), not in the kernel
  * header. */
 enum {
@@ -103,11 +105,12 @@ struct rattr {
 };
 
 /* A queued record: its sort key and where it is (file offset in file mode,
- * offset in qbuf in pipe mode). */
+ * offset in qbuf in pipe mode or, in file mode, with QPOS_BUF set). */
 struct qent {
 	uint64_t time;
 	uint64_t pos;
 };
+#define QPOS_BUF (1ull << 63)
 
 struct build_id_ent {
 	uint32_t pid;
@@ -143,8 +146,15 @@ struct perf_reader {
 	bool in_eof;
 	uint64_t skip;          /* payload bytes to skip before the next record */
 	uint64_t pre_end;       /* records before this offset were taken in */
-	uint8_t *qbuf, *qbuf2;  /* queued records: [u64 offset][record, pad 8] */
+	uint8_t *qbuf, *qbuf2;  /* queued records: [u64 offset][record, pad 8]
+				 * (file mode: those from compressed data) */
 	size_t qlen, qcap, qcap2;
+
+	/* records inside COMPRESSED records (perf record -z), decompressed
+	 * when their COMPRESSED record is read; located by its offset */
+	decomp *dc;
+	uint64_t dc_off;
+	bool rec_decomp;        /* the last record next_raw gave is from dc */
 
 	/* ordering */
 	struct qent *q, *qtmp;
@@ -660,10 +670,10 @@ static int64_t payload_size(perf_reader *r, const uint8_t *rec, uint32_t size,
 	return 0;
 }
 
-/* The next record in file order: 1 with *REC (valid until the next call)
- * and *OFF set, 0 at the end, or a negative ERR_*. */
-static int next_raw(perf_reader *r, const uint8_t **rec, uint64_t *off,
-		    ehelf_err *err)
+/* The next record stored in the file or stream: 1 with *REC (valid until
+ * the next call) and *OFF set, 0 at the end, or a negative ERR_*. */
+static int next_stored(perf_reader *r, const uint8_t **rec, uint64_t *off,
+		       ehelf_err *err)
 {
 	uint32_t size;
 	if (!r->pipe) {
@@ -728,6 +738,55 @@ static int next_raw(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		return (int)pay;
 	r->skip = (uint64_t)pay;
 	return 1;
+}
+
+/*
+ * The next record in perf's processing order: those stored, and after a
+ * COMPRESSED record (itself given too) the records it decompresses to
+ * (r->rec_decomp set; *REC valid until the next call, *OFF the COMPRESSED
+ * record's).  1, 0 at the end, or a negative ERR_*.
+ */
+static int next_raw(perf_reader *r, const uint8_t **rec, uint64_t *off,
+		    ehelf_err *err)
+{
+	r->rec_decomp = false;
+	if (r->dc) {
+		int rc;
+		const uint8_t *d = decomp_next(r->dc, &rc, err);
+		if (rc < 0) {
+			err_prefix(err, "%s: offset %" PRIu64, r->name, r->dc_off);
+			return rc;
+		}
+		if (d) {
+			uint32_t type = rd32(d);
+			if (type == REC_HEADER_TRACING_DATA || type == REC_AUXTRACE ||
+			    type == REC_COMPRESSED)
+				return err_set(err, ERR_UNSUPPORTED, "%s: offset %"
+					       PRIu64 ": record of type %" PRIu32
+					       " inside compressed data",
+					       r->name, r->dc_off, type);
+			*rec = d;
+			*off = r->dc_off;
+			r->rec_decomp = true;
+			return 1;
+		}
+	}
+	int rc = next_stored(r, rec, off, err);
+	if (rc == 0 && decomp_pending(r->dc))
+		return fmt_err(err, r, r->dc_off, "data ends inside a record of "
+			       "compressed data (%zu bytes of it)",
+			       decomp_pending(r->dc));
+	if (rc > 0 && rd32(*rec) == REC_COMPRESSED) {
+		if (!r->dc && !(r->dc = decomp_new()))
+			return nomem(err, r);
+		int frc = decomp_feed(r->dc, *rec + 8, rd16(*rec + 6) - 8u, err);
+		if (frc < 0) {
+			err_prefix(err, "%s: offset %" PRIu64, r->name, *off);
+			return frc;
+		}
+		r->dc_off = *off;
+	}
+	return rc;
 }
 
 /* ---- records ---------------------------------------------------------------- */
@@ -1151,11 +1210,6 @@ static int take_in(perf_reader *r, const uint8_t *rec, uint64_t off,
 				 NAME_UPDATE);
 		return 0;
 	}
-	case REC_COMPRESSED:
-		return err_set(err, ERR_UNSUPPORTED, "%s: offset %" PRIu64
-			       ": compressed records (perf record -z) are not "
-			       "supported; decompress with `perf inject -i IN "
-			       "-o OUT`", r->name, off);
 	}
 	return 0;
 }
@@ -1213,8 +1267,8 @@ static int release(perf_reader *r, uint64_t limit, ehelf_err *err)
 	return 0;
 }
 
-/* Drop the delivered entries; pipe mode moves the records still queued to
- * the front of a fresh queue buffer. */
+/* Drop the delivered entries; the records still queued in the queue buffer
+ * (pipe mode: all) move to the front of a fresh one. */
 static void drop_delivered(perf_reader *r)
 {
 	if (!r->out_n)
@@ -1223,15 +1277,17 @@ static void drop_delivered(perf_reader *r)
 	memmove(r->q, r->q + r->out_n, left * sizeof *r->q);
 	r->qn = left;
 	r->out_pos = r->out_n = 0;
-	if (!r->pipe)
+	if (!r->qlen)
 		return;
 	/* qbuf2 was sized like qbuf when qbuf last grew: the survivors fit */
 	size_t len = 0;
 	for (size_t i = 0; i < left; i++) {
-		const uint8_t *p = r->qbuf + r->q[i].pos;
+		if (!r->pipe && !(r->q[i].pos & QPOS_BUF))
+			continue; /* in the map */
+		const uint8_t *p = r->qbuf + (r->q[i].pos & ~QPOS_BUF);
 		size_t n = 8 + ((rd16(p + 8 + 6) + 7u) & ~7u);
 		memcpy(r->qbuf2 + len, p, n);
-		r->q[i].pos = len;
+		r->q[i].pos = len | (r->pipe ? 0 : QPOS_BUF);
 		len += n;
 	}
 	uint8_t *t = r->qbuf;
@@ -1252,7 +1308,7 @@ static int enqueue(perf_reader *r, const uint8_t *rec, uint64_t off,
 	if (r->qn == 0 || t >= r->max_time)
 		r->max_time = t;
 	uint64_t pos = off;
-	if (r->pipe) {
+	if (r->pipe || r->rec_decomp) { /* a copy: REC does not stay */
 		uint32_t size = rd16(rec + 6);
 		size_t n = 8 + ((size + 7u) & ~7u);
 		if (r->qcap - r->qlen < n) {
@@ -1276,7 +1332,7 @@ static int enqueue(perf_reader *r, const uint8_t *rec, uint64_t off,
 		memcpy(d, &off, 8);
 		memcpy(d + 8, rec, size);
 		memset(d + 8 + size, 0, n - 8 - size);
-		pos = r->qlen;
+		pos = r->qlen | (r->pipe ? 0 : QPOS_BUF);
 		r->qlen += n;
 	}
 	r->q[r->qn].time = t;
@@ -1339,9 +1395,10 @@ int perf_reader_next(perf_reader *r, perf_event *ev, ehelf_err *err)
 		uint64_t off = 0;
 		if (r->out_pos < r->out_n) {
 			const struct qent *e = &r->q[r->out_pos++];
-			if (r->pipe) {
-				memcpy(&off, r->qbuf + e->pos, 8);
-				rec = r->qbuf + e->pos + 8;
+			if (r->pipe || (e->pos & QPOS_BUF)) {
+				uint64_t at = e->pos & ~QPOS_BUF;
+				memcpy(&off, r->qbuf + at, 8);
+				rec = r->qbuf + at + 8;
 			} else {
 				off = e->pos;
 				rec = r->map + e->pos;
@@ -1507,6 +1564,7 @@ void perf_reader_close(perf_reader *r)
 	free(r->qtmp);
 	free(r->scratch);
 	free(r->chain_scratch);
+	decomp_free(r->dc);
 	free(r->name);
 	free(r);
 }

@@ -29,8 +29,11 @@
  * MMAP, MMAP2 (with or without a build-ID), COMM, FORK, EXIT, SAMPLE and
  * FINISHED_ROUND; every other record is returned as PERF_EV_OTHER (its
  * header only), so that nothing is silently lost.  The payloads that follow
- * HEADER_TRACING_DATA and AUXTRACE records are skipped; compressed records
- * (perf record -z) give ERR_UNSUPPORTED.  A sample's fields are
+ * HEADER_TRACING_DATA and AUXTRACE records are skipped.  COMPRESSED
+ * records (perf record -z) are returned as PERF_EV_OTHER and followed, as
+ * perf processes them, by the records they decompress to (decomp.h; error
+ * messages locate those by their COMPRESSED record's offset).  A sample's
+ * fields are
  * decoded for every sample_type bit up to and including
  * PERF_SAMPLE_STACK_USER (IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID,
  * CPU, PERIOD, READ, CALLCHAIN, RAW, BRANCH_STACK, REGS_USER, STACK_USER);

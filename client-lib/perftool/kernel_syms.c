@@ -10,21 +10,14 @@
 #include <unistd.h>
 
 #include "../../common/buildid.h"
+#include "buildid_cache.h"
 #include "cache_dir.h"
 
 int kernel_syms_cache_path(const uint8_t *id, size_t len, char *buf,
 			   size_t cap)
 {
-	char hex[BUILDID_HEX_MAX + 1];
-	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-	if (buildid_to_hex(id, len, hex, sizeof hex) < 0)
-		return -1;
-	int n = dir && *dir ? snprintf(buf, cap, "%s/[kernel.kallsyms]/%s/kallsyms",
-				       dir, hex)
-	      : home && *home ? snprintf(buf, cap, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
-					 home, hex)
-	      : -1;
-	return n >= 0 && (size_t)n < cap ? 0 : -1;
+	return buildid_cache_path("[kernel.kallsyms]", "kallsyms", id, len, buf,
+				  cap);
 }
 
 /* The running kernel's build-ID (its GNU note in /sys/kernel/notes) into

@@ -1,5 +1,6 @@
 /* procs.c - see procs.h. */
 #include "procs.h"
+#include "vdso_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,10 +177,10 @@ static int copy_maps(proc *to, proc *from)
 	free(to->maps);
 	to->maps = m;
 	to->n = to->cap = from->n;
-	/* names outside dsos stay owned by the parent, which outlives no
-	 * one in particular: keep our own copies */
+	/* names not of dsos (anonymous mappings, [vdso]) stay owned by the
+	 * parent, which outlives no one in particular: keep our own copies */
 	for (size_t i = 0; i < to->n; i++)
-		if (!m[i].d && m[i].name) {
+		if (m[i].name && (!m[i].d || m[i].name != m[i].d->path)) {
 			char *c = strdup(m[i].name);
 			char **v = realloc(to->names, (to->nnames + 1) * sizeof *v);
 			if (!c || !v) {
@@ -241,12 +242,20 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 		return pr ? 0 : ERR_NOMEM;
 	uint64_t end = start + len;
 	pmap m = { .start = start, .end = end, .pgoff = pgoff, .exec = exec };
-	if (filename[0] == '/') {
-		m.d = dso_get(p->dsos, filename, build_id, build_id_len);
+	/* the vDSO: a file where perf finds one (vdso_file.h), named as
+	 * recorded */
+	char vdso[4096];
+	bool is_vdso = !strcmp(filename, "[vdso]") &&
+		       vdso_file(build_id, build_id_len, vdso, sizeof vdso) == 0;
+	if (filename[0] == '/' || is_vdso) {
+		m.d = dso_get(p->dsos, is_vdso ? vdso : filename, build_id,
+			      build_id_len);
 		if (!m.d)
 			return ERR_NOMEM;
-		m.name = m.d->path;
 		m.has_bias = dso_bias(m.d, start, pgoff, &m.bias) == 0;
+	}
+	if (filename[0] == '/') {
+		m.name = m.d->path;
 	} else {
 		char *c = strdup(filename);
 		char **v = c ? realloc(pr->names, (pr->nnames + 1) * sizeof *v) : NULL;

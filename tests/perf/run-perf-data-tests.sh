@@ -4,7 +4,8 @@
 # Records real workloads with `perf record --call-graph dwarf` (sqlite3 with
 # a recursive query, python3 loops; one and two events; per-process and
 # system-wide; file mode and pipe mode `-o -`; MMAP2 records with build-IDs)
-# and checks, for every recording, that BUILD/tests/perf/perf_data_dump
+# and checks, for every recording (also compressed ones, perf record -z, in
+# both modes), that BUILD/tests/perf/perf_data_dump
 # (the reader) and perf agree on:
 #   - the sequence of samples (tid, time, ip) and of MMAP/MMAP2 (with their
 #     build-IDs), COMM, FORK and EXIT records, in delivery order, against
@@ -96,18 +97,29 @@ check() {
 		mismatch "$name" "event sequence differs from perf script: $(diff "$f.perf.seq" "$f.dump.seq" | head -3 | tr '\n' ' ')"
 
 	# record counts: "NAME events: N" of the aggregated stats, then
-	# "EVENT stats:" blocks with their SAMPLE events
-	perf report --stats -i "$f" 2>/dev/null | awk '
+	# "EVENT stats:" blocks with their SAMPLE events.  perf 6.1's report
+	# cannot decompress a compressed stream ("failed to decompress ...
+	# dst_size 0", and no stats; perf script can): no counts to compare
+	# there.
+	perf report --stats -i "$f" > "$f.stats" 2>/dev/null
+	if grep -q '^Aggregated stats:' "$f.stats"; then
+		awk '
 		/^Aggregated stats:/ { agg = 1; next }
 		/ stats:$/ { agg = 0; ev = $1; next }
 		agg && $2 == "events:" { print "count", $1, $3 }
 		!agg && ev != "" && $1 == "SAMPLE" { print "samples", ev, $3 }
-	' | sort > "$f.perf.counts"
-	awk '$1 == "count" { print }
-	     $1 == "attr" && $5 > 0 { print "samples", $3, $5 }' \
-		"$f.dump" | sort > "$f.dump.counts"
-	cmp -s "$f.perf.counts" "$f.dump.counts" ||
-		mismatch "$name" "record counts differ from perf report --stats: $(diff "$f.perf.counts" "$f.dump.counts" | tr '\n' ' ')"
+		' "$f.stats" | sort > "$f.perf.counts"
+		awk '$1 == "count" { print }
+		     $1 == "attr" && $5 > 0 { print "samples", $3, $5 }' \
+			"$f.dump" | sort > "$f.dump.counts"
+		cmp -s "$f.perf.counts" "$f.dump.counts" ||
+			mismatch "$name" "record counts differ from perf report --stats: $(diff "$f.perf.counts" "$f.dump.counts" | tr '\n' ' ')"
+	else
+		case $name in
+		*-z-pipe) ;;
+		*) mismatch "$name" "perf report --stats failed" ;;
+		esac
+	fi
 
 	perf evlist -i "$f" 2>/dev/null > "$f.perf.names"
 	awk '$1 == "attr" { print $3 }' "$f.dump" > "$f.dump.names"
@@ -205,6 +217,8 @@ dw="--call-graph dwarf,8192"
 quiet='exec "$0" "$@" > /dev/null'  # sh -c "$quiet" COMMAND ARGS...
 record sqlite-file file -e cpu-clock $dw -- sh -c "$quiet" sqlite3 :memory: "$sql"
 record sqlite-pipe pipe -e cpu-clock $dw -- sh -c "$quiet" sqlite3 :memory: "$sql"
+record sqlite-z-file file -z -e cpu-clock $dw -- sh -c "$quiet" sqlite3 :memory: "$sql"
+record sqlite-z-pipe pipe -z -e cpu-clock $dw -- sh -c "$quiet" sqlite3 :memory: "$sql"
 record python-2ev-file file -e cpu-clock,task-clock -c 200000 $dw -- \
 	sh -c "$quiet" python3 -c "$py"
 record python-2ev-pipe pipe -e cpu-clock,task-clock -c 200000 $dw -- \

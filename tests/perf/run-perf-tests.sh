@@ -3,7 +3,9 @@
 # record-workloads.sh are recorded with `perf record --call-graph dwarf`
 # (file mode, and one in pipe mode), eh_elfs are built for the files they
 # map, and `ehelf-perf script` must print the same samples as `perf script
-# -F comm,tid,time,event,ip,sym,symoff,dso --no-inline`: the same headers
+# -F comm,tid,time,event,ip,sym,symoff,dso --no-inline` (also on
+# compressed recordings, perf record -z, file and pipe; and recordings
+# with time spent in the vDSO, file and pipe): the same headers
 # and kernel frames, at least 95% of the user stacks identical (a few
 # hundred samples each: one difference is 0.3-0.7%), and every differing
 # one explained by unwind_crosscheck (libunwind and libdw used directly on
@@ -31,18 +33,31 @@ export XDG_CACHE_HOME="$T/cache"
 
 echo "== recordings, and eh_elfs for the files they map"
 "$here/record-workloads.sh" "$T/rec" 1 hackbench python cc1plus sqlite exec
+sq="WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+	 WHERE i < 300000) SELECT count(*), sum(i * i % 7) FROM n;"
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
-	sqlite3 :memory: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
-	 WHERE i < 300000) SELECT count(*), sum(i * i % 7) FROM n;" 2>/dev/null \
-	>"$T/rec/pipe.data"
+	sqlite3 :memory: "$sq" 2>/dev/null >"$T/rec/pipe.data"
+perf record -q -z -e cpu-clock -F 2000 --call-graph dwarf -o "$T/rec/zfile.data" -- \
+	sqlite3 :memory: "$sq" >/dev/null 2>&1
+perf record -q -z -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
+	sqlite3 :memory: "$sq" 2>/dev/null >"$T/rec/zpipe.data"
+# time in the vDSO: its symbols from perf's build-ID cache (file) or from
+# our own vDSO (pipe, as perf does)
+vd='import time
+t = 0
+for i in range(600000): t += time.time() - time.monotonic()'
+perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o "$T/rec/vdso.data" -- \
+	/usr/bin/python3 -c "$vd" >/dev/null 2>&1
+perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
+	/usr/bin/python3 -c "$vd" 2>/dev/null >"$T/rec/vpipe.data"
 "$here/store-for-recordings.sh" "$build" "$T/store" "$T"/rec/*.data
 export EHELF_PATH="$T/store"
 
 echo "== ehelf-perf script against perf script"
-for w in hackbench python cc1plus sqlite pipe exec; do
+for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe exec; do
 	f=$T/rec/$w.data
 	perf script -i "$f" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
-	if [ "$w" = pipe ]; then
+	if [ "$w" = pipe ] || [ "$w" = zpipe ] || [ "$w" = vpipe ]; then
 		"$ep" script -i - --no-progress <"$f" >"$T/$w.ehelf" 2>"$T/$w.err"
 	else
 		"$ep" script -i "$f" --no-progress >"$T/$w.ehelf" 2>"$T/$w.err"
@@ -62,6 +77,11 @@ for w in hackbench python cc1plus sqlite pipe exec; do
 		bad "$w: $(tail -n 1 "$T/$w.cmp")"
 		head -n 40 "$T/$w.cmp"
 	fi
+done
+for w in vdso vpipe; do
+	n=$(grep -c '__vdso_.*(\[vdso\])$' "$T/$w.ehelf" || true)
+	[ "$n" -gt 0 ] && ok "$w: $n frames in the vDSO, named as perf names them" ||
+		bad "$w: no named vDSO frame (perf: $(grep -c '(\[vdso\])$' "$T/$w.perf" || true) frames)"
 done
 # the check itself: the oracle speaks of pcs, so a wrong name where perf
 # and ehelf agree on the frames must not pass as explained

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "../common/xorshift.h"
 #include "../../client-lib/perf/perf_data.h"
@@ -1420,12 +1421,6 @@ static void test_errors(void)
 	make_file(&img, &t, 1, &data, NULL, false);
 	expect_read_error(&img, ERR_FORMAT, "dyn_size 16 larger");
 
-	/* compressed records */
-	data.len = 0;
-	rec_end(&data, rec_begin(&data, R_COMPRESSED, 0));
-	make_file(&img, &t, 1, &data, NULL, false);
-	expect_read_error(&img, ERR_UNSUPPORTED, "perf inject");
-
 	/* pipe mode: a sample before any attribute; a record cut short */
 	data.len = 0;
 	put_sample(&data, &t, &s);
@@ -1563,6 +1558,114 @@ static void test_corruption(void)
 	free(img.p);
 }
 
+/* OUT = the records of IN as perf record -z writes them: COMPRESSED
+ * records, each one zstd frame of the next CUT bytes of IN (so that
+ * records straddle them).  (perf keeps its FINISHED_ROUNDs outside; inside
+ * they must work the same.) */
+static void compress_records(struct buf *out, const struct buf *in, size_t cut)
+{
+	out->len = 0;
+	uint8_t z[4096];
+	for (size_t at = 0; at < in->len; at += cut) {
+		size_t n = in->len - at < cut ? in->len - at : cut;
+		size_t k = ZSTD_compress(z, sizeof z, in->p + at, n, 1);
+		CHECK(!ZSTD_isError(k));
+		size_t r = rec_begin(out, R_COMPRESSED, 0);
+		put(out, z, k);
+		rec_end(out, r);
+	}
+}
+
+/* The events of IMG read as a file (PIPE: as a stream), without the
+ * COMPRESSED records themselves. */
+static size_t events_without_compressed(const struct buf *img, struct sum *out,
+					size_t max, int *rc)
+{
+	ehelf_err err = { 0 };
+	write_file(img->p, img->len);
+	size_t n;
+	*rc = read_path(tmp_path, out, max, &n, &err);
+	CHECK(n <= max);
+	size_t k = 0;
+	for (size_t i = 0; i < n && i < max; i++)
+		if (out[i].type != R_COMPRESSED)
+			out[k++] = out[i];
+	return k;
+}
+
+/* perf record -z: the records inside COMPRESSED records come out as if
+ * they stood in the file, in file and pipe mode, whatever the cut; bad
+ * zstd data, a record cut off at the end or smaller than its header inside
+ * are errors, as are all truncations of a compressed file. */
+static void test_compressed(void)
+{
+	struct tattr ta[2];
+	struct tsample smp[4];
+	struct buf data = { 0 }, bids = { 0 }, img = { 0 }, zdata = { 0 };
+	basic_image(ta, &data, &bids, smp);
+	static struct sum want[1024], got[1024]; /* with the COMPRESSED ones */
+	for (int pipe = 0; pipe < 2; pipe++) {
+		if (pipe)
+			make_pipe(&img, ta, 2, &data, &bids, true);
+		else
+			make_file(&img, ta, 2, &data, &bids, true);
+		int rc;
+		size_t nwant = events_without_compressed(&img, want, 1024, &rc);
+		CHECK(rc == 0 && nwant > 10);
+		static const size_t cuts[] = { 8, 13, 100, 4096 };
+		for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+			compress_records(&zdata, &data, cuts[c]);
+			if (pipe)
+				make_pipe(&img, ta, 2, &zdata, &bids, true);
+			else
+				make_file(&img, ta, 2, &zdata, &bids, true);
+			size_t ngot = events_without_compressed(&img, got, 1024, &rc);
+			CHECK(rc == 0);
+			CHECK_U64(ngot, nwant);
+			CHECK(ngot == nwant && !memcmp(got, want, nwant * sizeof *got));
+		}
+	}
+
+	/* errors: not zstd; the data ending inside a record; a record
+	 * smaller than its header */
+	struct tattr t = mk_attr(PERF_TYPE_SOFTWARE, 0, PERF_SAMPLE_IP, 0);
+	zdata.len = 0;
+	size_t r = rec_begin(&zdata, R_COMPRESSED, 0);
+	put(&zdata, "not zstd data at all", 20);
+	rec_end(&zdata, r);
+	make_file(&img, &t, 1, &zdata, NULL, false);
+	expect_read_error(&img, ERR_FORMAT, "zstd");
+	struct buf half = { 0 };
+	put(&half, data.p, 20); /* a COMM record cut short */
+	compress_records(&zdata, &half, 4096);
+	make_file(&img, ta, 2, &zdata, NULL, false);
+	expect_read_error(&img, ERR_FORMAT, "ends inside a record of compressed");
+	half.len = 0;
+	put(&half, data.p, 8);
+	uint16_t tiny = 4;
+	memcpy(half.p + 6, &tiny, 2);
+	compress_records(&zdata, &half, 4096);
+	make_file(&img, ta, 2, &zdata, NULL, false);
+	expect_read_error(&img, ERR_FORMAT, "smaller than its header");
+
+	/* every truncation of a compressed file: an error, never a crash */
+	compress_records(&zdata, &data, 100);
+	make_file(&img, ta, 2, &zdata, &bids, true);
+	unsigned errors = 0;
+	for (size_t len = 0; len < img.len; len++) {
+		size_t n;
+		int rc = read_mutant(img.p, len, &n);
+		CHECK(rc == ERR_FORMAT);
+		errors += rc == ERR_FORMAT;
+	}
+	CHECK(errors == img.len);
+	free(half.p);
+	free(zdata.p);
+	free(data.p);
+	free(bids.p);
+	free(img.p);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1587,6 +1690,7 @@ int main(void)
 	test_errors();
 	test_truncation();
 	test_corruption();
+	test_compressed();
 	unlink(tmp_path);
 	UNIT_DONE("test_perf_data");
 }

@@ -1,0 +1,20 @@
+/*
+ * buildid_cache.h - paths in perf's build-ID cache, where perf record keeps
+ * copies of what a recording needs that is not an ordinary file: the
+ * kernel's kallsyms, the vDSO.  The cache is $PERF_BUILDID_DIR (which perf
+ * sets for the commands it runs), else ~/.debug (perf's default).
+ */
+#ifndef EHELF_PERFTOOL_BUILDID_CACHE_H
+#define EHELF_PERFTOOL_BUILDID_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "CACHE/NAME/BUILD-ID/FILE" for the object NAME ("[kernel.kallsyms]",
+ * "[vdso]") with build-ID ID (LEN bytes) into BUF (CAP bytes), whether or
+ * not it exists.  0, or -1 when LEN is 0, it does not fit or there is no
+ * home directory. */
+int buildid_cache_path(const char *name, const char *file, const uint8_t *id,
+		       size_t len, char *buf, size_t cap);
+
+#endif
