@@ -41,7 +41,10 @@ int decomp_feed(decomp *d, const uint8_t *payload, size_t len, ehelf_err *err)
 	}
 	size_t start = d->len;
 	ZSTD_inBuffer in = { payload, len, 0 };
-	while (in.pos < in.size) {
+	/* until the input is consumed and a call left output space unused:
+	 * zstd may hold decoded bytes (up to a block, 128 KiB) that did not
+	 * fit, having consumed their input already */
+	for (;;) {
 		if (d->cap - d->len < 65536) {
 			if (d->len - start >= DECOMP_MAX_FEED)
 				return err_set(err, ERR_FORMAT, "compressed "
@@ -61,11 +64,12 @@ int decomp_feed(decomp *d, const uint8_t *payload, size_t len, ehelf_err *err)
 			return err_set(err, ERR_FORMAT, "compressed record: "
 				       "zstd: %s", ZSTD_getErrorName(rc));
 		d->len += out.pos;
+		if (in.pos == in.size && out.pos < out.size)
+			return 0;
 		if (out.pos == 0 && in.pos == in_before)
 			return err_set(err, ERR_FORMAT, "compressed record: "
 				       "zstd makes no progress");
 	}
-	return 0;
 }
 
 const uint8_t *decomp_next(decomp *d, int *rc, ehelf_err *err)

@@ -1,7 +1,8 @@
 /*
  * decomp.h - the records inside perf's COMPRESSED records (`perf record
- * -z`): each COMPRESSED record's payload is zstd data that, decompressed
- * in file order as one stream, gives ordinary records.  perf processes
+ * -z`; COMPRESSED2 since perf 6.15, the same with its data's size given):
+ * each one's payload is zstd data that, decompressed in file order as one
+ * stream, gives ordinary records.  perf processes
  * them right after the COMPRESSED record that carries them, as if they
  * stood there in the file; a record may begin in one COMPRESSED record and
  * end in a later one.

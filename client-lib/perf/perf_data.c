@@ -6,10 +6,13 @@
  * Reading.  File mode maps the file and walks the data section in place;
  * pipe mode reads the stream into a growing input buffer (read(2) in large
  * chunks) and copies each record that must wait for its turn into a queue
- * buffer.  Either way a record is first *indexed* (its time found, the
- * attribute, build-ID, feature and event-name records among perf's own
+ * buffer.  The records inside COMPRESSED records come from a decompression
+ * buffer (decomp.h), and are copied to the queue buffer in both modes when
+ * they must wait.  Either way a record is first *indexed* (its time found,
+ * the attribute, build-ID, feature and event-name records among perf's own
  * records taken in at once) and *decoded* into a perf_event only when it is
- * delivered, from the map, the queue buffer or the input buffer.
+ * delivered, from the map, the queue buffer, the input buffer or the
+ * decompression buffer.
  *
  * Ordering is that of perf's ordered-events queue, so that samples come out
  * in exactly the order `perf script` prints them:
@@ -29,7 +32,7 @@
  *
  * The queue holds 16-byte index entries (time, position), sorted with a
  * stable merge sort that costs little on the nearly sorted input perf
- * writes; records are never moved in file mode.
+ * writes; records stored in the file are never moved in file mode.
  *
  * Robustness: every length is checked against the bytes that hold it before
  * use, every record is at least its 8-byte header, counts are checked
@@ -67,6 +70,7 @@ enum {
 	REC_EVENT_UPDATE = 78,
 	REC_HEADER_FEATURE = 80,
 	REC_COMPRESSED = 81,
+	REC_COMPRESSED2 = 83,   /* perf >= 6.15: header, u64 data_size, data */
 };
 
 /* Feature bits of the file header (and ids of HEADER_FEATURE records). */
@@ -760,7 +764,7 @@ static int next_raw(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		if (d) {
 			uint32_t type = rd32(d);
 			if (type == REC_HEADER_TRACING_DATA || type == REC_AUXTRACE ||
-			    type == REC_COMPRESSED)
+			    type == REC_COMPRESSED || type == REC_COMPRESSED2)
 				return err_set(err, ERR_UNSUPPORTED, "%s: offset %"
 					       PRIu64 ": record of type %" PRIu32
 					       " inside compressed data",
@@ -776,10 +780,22 @@ static int next_raw(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		return fmt_err(err, r, r->dc_off, "data ends inside a record of "
 			       "compressed data (%zu bytes of it)",
 			       decomp_pending(r->dc));
-	if (rc > 0 && rd32(*rec) == REC_COMPRESSED) {
+	uint32_t type = rc > 0 ? rd32(*rec) : 0;
+	if (type == REC_COMPRESSED || type == REC_COMPRESSED2) {
+		uint32_t size = rd16(*rec + 6), at = 8;
+		uint64_t n = size - 8u;
+		if (type == REC_COMPRESSED2) {
+			if (size < 16 || rd64(*rec + 8) > size - 16u)
+				return fmt_err(err, r, *off, "COMPRESSED2 record "
+					       "of %" PRIu32 " bytes with %" PRIu64
+					       " bytes of data", size,
+					       size < 16 ? 0 : rd64(*rec + 8));
+			at = 16;
+			n = rd64(*rec + 8);
+		}
 		if (!r->dc && !(r->dc = decomp_new()))
 			return nomem(err, r);
-		int frc = decomp_feed(r->dc, *rec + 8, rd16(*rec + 6) - 8u, err);
+		int frc = decomp_feed(r->dc, *rec + at, (size_t)n, err);
 		if (frc < 0) {
 			err_prefix(err, "%s: offset %" PRIu64, r->name, *off);
 			return frc;

@@ -93,7 +93,8 @@ typedef struct perf_event {
 	uint32_t type;      /* PERF_RECORD_* of the record */
 	uint16_t misc;      /* perf_event_header.misc */
 	uint32_t size;      /* bytes of the record */
-	uint64_t offset;    /* of the record in the file (pipe: in the stream) */
+	uint64_t offset;    /* of the record in the file (pipe: in the stream;
+			     * inside compressed data: of its COMPRESSED record) */
 	uint32_t pid, tid;
 	uint64_t time;      /* ns; 0 if unknown */
 	uint32_t cpu;

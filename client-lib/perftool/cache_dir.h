@@ -10,8 +10,10 @@
 
 #include <stddef.h>
 
-/* The directory for SUB ("kallsyms", "symtab") into BUF (CAP bytes),
- * created with its parents if missing.  0, or -1 when there is no home
+/* The directory for SUB ("kallsyms", "symtab", "vdso") into BUF (CAP
+ * bytes), created with its parents if missing; the first time in a
+ * process, the temporary files that killed writers left there (".tmp-*",
+ * an hour old) are removed.  0, or -1 when there is no home
  * directory, the path does not fit, it cannot be created, or it is not a
  * directory of this user's that others cannot write to (then nothing is
  * saved or read there). */

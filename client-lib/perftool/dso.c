@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/buildid.h"
 #include "cache_dir.h"
 
 enum { DSO_BUCKETS = 1024 };
@@ -55,12 +56,14 @@ static void dso_open(dso *d)
 		return;
 	const uint8_t *id;
 	int n = elf_file_build_id(&d->elf, &id);
-	if (d->build_id_len) {
-		if (n != (int)d->build_id_len || memcmp(id, d->build_id, (size_t)n)) {
-			elf_file_close(&d->elf); /* another file by that name now */
-			return;
-		}
-	} else if (n > 0) {
+	/* perf writes build-IDs in 20-byte fields: a shorter one (MD5's 16
+	 * bytes, lld's 8) may come zero-padded; the file's own is kept */
+	if (d->build_id_len && (n <= 0 || !buildid_same(id, (size_t)n, d->build_id,
+							d->build_id_len))) {
+		elf_file_close(&d->elf); /* another file by that name now */
+		return;
+	}
+	if (n > 0 && (size_t)n <= sizeof d->build_id) {
 		memcpy(d->build_id, id, (size_t)n);
 		d->build_id_len = (size_t)n;
 	}
@@ -88,7 +91,7 @@ dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len)
 	unsigned b = hash_path(path);
 	for (dso *d = t->bucket[b]; d; d = d->next)
 		if (!strcmp(d->path, path) &&
-		    (!len || (d->build_id_len == len && !memcmp(d->build_id, id, len))))
+		    (!len || buildid_same(d->build_id, d->build_id_len, id, len)))
 			return d;
 	dso *d = calloc(1, sizeof *d);
 	if (!d || !(d->path = strdup(path))) {

@@ -7,7 +7,9 @@
  * A dso is identified by path and build-ID.  The build-ID comes from the
  * perf.data file when it has one for the mapping, else from the file on
  * disk; a file on disk whose build-ID differs from the recorded one is not
- * used (the dso then has no memory and no symbols, as perf does).
+ * used (the dso then has no memory and no symbols, as perf does).  A
+ * recorded ID may be the file's zero-padded to perf's 20 bytes; a usable
+ * dso keeps the file's own (the eh_elf store is keyed by it).
  */
 #ifndef EHELF_PERFTOOL_DSO_H
 #define EHELF_PERFTOOL_DSO_H

@@ -157,6 +157,12 @@ check() {
 			mismatch "$name" "build-IDs differ from perf buildid-list: $(diff "$f.perf.bids" "$f.dump.bids" | tr '\n' ' ')"
 	fi
 
+	# perf without zstd would ignore -z: make sure it is compressed
+	case $name in
+	*-z-*) grep -q '^count COMPRESSED ' "$f.dump" ||
+		mismatch "$name" "no COMPRESSED records: perf record -z did not compress" ;;
+	esac
+
 	samples=$(grep -c '^S ' "$f.dump")
 	others=$((nnorm - samples))
 	total=$(awk '$2 == "TOTAL" { print $3 }' "$f.dump")

@@ -83,6 +83,17 @@ for w in vdso vpipe; do
 	[ "$n" -gt 0 ] && ok "$w: $n frames in the vDSO, named as perf names them" ||
 		bad "$w: no named vDSO frame (perf: $(grep -c '(\[vdso\])$' "$T/$w.perf" || true) frames)"
 done
+# a file whose vDSO perf's build-ID cache does not have: our own (the
+# same kernel's), as perf does
+mkdir -p "$T/no-buildid-cache"
+PERF_BUILDID_DIR=$T/no-buildid-cache "$ep" script -i "$T/rec/vdso.data" --no-progress >"$T/vdso.own"
+cmp -s "$T/vdso.ehelf" "$T/vdso.own" && ok "vdso: the same from our own vDSO" ||
+	bad "vdso: without perf's copy of the vDSO the output differs ($(diff "$T/vdso.ehelf" "$T/vdso.own" | grep -c '^[<>]') lines)"
+for w in zfile zpipe; do
+	"$build/tests/perf/perf_data_dump" -e "$T/rec/$w.data" 2>/dev/null | grep -q '^count COMPRESSED ' &&
+		ok "$w: compressed (COMPRESSED records)" ||
+		bad "$w: no COMPRESSED records: perf record -z did not compress"
+done
 # the check itself: the oracle speaks of pcs, so a wrong name where perf
 # and ehelf agree on the frames must not pass as explained
 sed -E 's/^(\t +[0-9a-f]+ )[A-Za-z_][A-Za-z0-9_@.]*\+/\1WRONG+/' "$T/sqlite.ehelf" >"$T/sqlite.wrong"

@@ -6,6 +6,7 @@
  * space that used it is gone, for the next one.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -186,6 +187,27 @@ static void test_cache_dir(const char *cache)
 	CHECK(cache_dir("probe", buf, sizeof buf) == -1);
 	unlink(want);
 	CHECK(cache_dir("probe", buf, 10) == -1);	/* does not fit */
+
+	/* temporary files of killed writers go, once old enough; the rest
+	 * stays */
+	char dir[700], p[800];
+	snprintf(dir, sizeof dir, "%s/ehelf/sweep", cache);
+	CHECK(mkdir(dir, 0700) == 0);
+	static const char *const names[] = { ".tmp-old", ".tmp-new", "old.tab" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		write_file(p, "x");
+		if (i != 1) { /* two hours old */
+			struct timespec t[2] = { { time(NULL) - 7200, 0 },
+						 { time(NULL) - 7200, 0 } };
+			CHECK(utimensat(AT_FDCWD, p, t, 0) == 0);
+		}
+	}
+	CHECK(cache_dir("sweep", buf, sizeof buf) == 0);
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		CHECK((access(p, F_OK) == 0) == (i != 0));
+	}
 }
 
 static void write_file(const char *path, const char *text)
@@ -295,6 +317,43 @@ static bool mapped(const char *path)
 	return found;
 }
 
+/* A file whose build-ID is shorter than perf's 20-byte field (MD5's 16
+ * bytes) matches the recorded ID zero-padded, and keeps its own. */
+static void test_padded_build_id(void)
+{
+	char dir[] = "/tmp/test_perftool_md5.XXXXXX", so[600], cmd[1400];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(so, sizeof so, "%s/md5.so", dir);
+	snprintf(cmd, sizeof cmd, "printf 'int f(void) { return 1; }\\n' | "
+		 "cc -shared -fPIC -Wl,--build-id=md5 -x c -o '%s' -", so);
+	if (system(cmd) != 0) {
+		CHECK(!"cc -Wl,--build-id=md5 failed");
+		return;
+	}
+	dso_table *t = dso_table_new();
+	dso *probe = t ? dso_get(t, so, NULL, 0) : NULL;
+	CHECK(probe && probe->usable && probe->build_id_len == 16);
+	if (!probe || probe->build_id_len != 16) {
+		dso_table_free(t);
+		return;
+	}
+	uint8_t padded[20] = { 0 };
+	memcpy(padded, probe->build_id, 16);
+	dso_table *t2 = dso_table_new();
+	dso *d = t2 ? dso_get(t2, so, padded, 20) : NULL;
+	CHECK(d && d->usable && d->build_id_len == 16 &&
+	      !memcmp(d->build_id, padded, 16));
+	CHECK(t2 && dso_get(t2, so, padded, 20) == d);   /* found again */
+	CHECK(t2 && dso_get(t2, so, padded, 16) == d);
+	padded[3] ^= 1;  /* another file by that name */
+	dso *other = t2 ? dso_get(t2, so, padded, 20) : NULL;
+	CHECK(other && other != d && !other->usable);
+	dso_table_free(t2);
+	dso_table_free(t);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
 static void test_idle_objects(void)
 {
 	const char *build = getenv("EHELF_BUILD");
@@ -346,6 +405,7 @@ int main(void)
 	test_symbol_memo();
 	test_kernel_syms();
 	test_idle_objects();
+	test_padded_build_id();
 	test_saved_symbols(cache);
 	test_cache_dir(cache);
 	char cmd[600];

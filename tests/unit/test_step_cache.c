@@ -116,14 +116,22 @@ int main(void)
 		in.r[EHELF_RSP] += shift;
 		if (next() % 8)
 			in.r[EHELF_RBP] += shift;
-		/* a window that sometimes cuts the frame off */
+		/* a window that sometimes cuts the frame off, above or below */
 		local_range known = whole;
 		if (!remote && next() % 4 == 0)
 			known.hi = in.r[EHELF_RSP] + 8 * (next() % 64);
+		if (!remote && next() % 4 == 0)
+			known.lo = in.r[EHELF_RSP] - 8 * (next() % 64);
 		snapshot sn = { .addr = FAKE, .size = sizeof stack,
 				.data = (const uint8_t *)stack, .read = NULL };
 		if (mode == 2 && next() % 4 == 0)
 			sn.size = in.r[EHELF_RSP] - FAKE + 8 * (next() % 64);
+		if (mode == 2 && next() % 4 == 0) { /* a copy from near rsp */
+			uint64_t skip = (in.r[EHELF_RSP] - FAKE) / 8 - next() % 64;
+			sn.addr += 8 * skip;
+			sn.data += 8 * skip;
+			sn.size = sn.size > 8 * skip ? sn.size - 8 * skip : 0;
+		}
 		/* failing reads: in remote mode only (a snapshot reads some
 		 * words directly, the reference through read_fake: the Nth
 		 * read is not the same word) */
@@ -180,6 +188,12 @@ int main(void)
 			uint64_t trip = t.r[EHELF_RIP], trsp = t.r[EHELF_RSP],
 				 trbp = t.r[EHELF_RBP];
 			uint32_t tv = t.valid & EHELF_VALID_REGS;
+			/* (an earlier trial may have filled that other pc) */
+			step_cache_entry *o = step_cache_set(s->cache, trip);
+			for (int w = 0; w < STEP_CACHE_WAYS; w++)
+				if (o[w].p && STEP_CACHE_PC(step_cache_x(o[w].key, o[w].p)) ==
+					      trip - exact)
+					o[w].p = o[w].key = 0;
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact,
 					   reader_window(&rd), &rd));
 			/* tear the way that holds it */
