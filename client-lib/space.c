@@ -392,10 +392,10 @@ int ehelf_space_load_self(ehelf_space *s)
 
 /* ---- another process ------------------------------------------------------ */
 
-/* Bias of the mapping of PATH at file offset OFF starting at START: the
- * PT_LOAD holding OFF gives its link-time address (p_vaddr and p_offset
- * can differ).  -1 for files that are not ELF, and for eh_elfs (the target
- * may be unwinding with ehelf itself: they are not modules to unwind). */
+/* Bias of the executable mapping of PATH at file offset OFF starting at
+ * START (elf_file_load_bias).  -1 for files that are not ELF, and for
+ * eh_elfs (the target may be unwinding with ehelf itself: they are not
+ * modules to unwind). */
 static int mapping_bias(const char *path, uint64_t start, uint64_t off,
 			uint64_t *bias)
 {
@@ -403,23 +403,9 @@ static int mapping_bias(const char *path, uint64_t start, uint64_t off,
 	ehelf_err err;
 	if (elf_file_open(&f, path, &err) < 0)
 		return -1;
-	size_t n;
-	int rc = -1;
 	elf_section note;
-	if (elf_file_section(&f, ".note.ehelf", &note, &err) < 0 &&
-	    elf_getphdrnum(f.elf, &n) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(f.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			uint64_t pstart = ph.p_offset & ~0xfffull;
-			if (off < pstart || off >= ph.p_offset + ph.p_filesz)
-				continue;
-			*bias = start - (ph.p_vaddr - (ph.p_offset - off));
-			rc = 0;
-			break;
-		}
-	}
+	int rc = elf_file_section(&f, ".note.ehelf", &note, &err) < 0 &&
+		 elf_file_load_bias(&f, start, off, true, bias) == 0 ? 0 : -1;
 	elf_file_close(&f);
 	return rc;
 }

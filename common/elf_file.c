@@ -177,3 +177,29 @@ int elf_file_read_u64(elf_file *f, uint64_t addr, uint64_t *value)
 	}
 	return ERR_NOTFOUND;
 }
+
+int elf_file_load_bias(elf_file *f, uint64_t start, uint64_t pgoff, bool exec,
+		       uint64_t *bias)
+{
+	size_t n;
+	if (elf_getphdrnum(f->elf, &n) != 0)
+		return ERR_NOTFOUND;
+	int best = -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		uint64_t page = ph.p_offset & ~0xfffull;
+		if (pgoff < page || pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		int score = (page == pgoff ? 2 : 0) +
+			    (((ph.p_flags & PF_X) != 0) == exec ? 1 : 0);
+		if (score > best) {
+			best = score;
+			/* START maps file offset PGOFF: link-time address
+			 * p_vaddr - (p_offset - PGOFF) */
+			*bias = start - (ph.p_vaddr - (ph.p_offset - pgoff));
+		}
+	}
+	return best < 0 ? ERR_NOTFOUND : 0;
+}

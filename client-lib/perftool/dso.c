@@ -109,26 +109,10 @@ dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len)
 	return d;
 }
 
-int dso_bias(const dso *d, uint64_t start, uint64_t pgoff, uint64_t *bias)
+int dso_bias(dso *d, uint64_t start, uint64_t pgoff, bool exec, uint64_t *bias)
 {
-	if (!d->usable)
-		return ERR_NOTFOUND;
-	size_t n;
-	if (elf_getphdrnum(d->elf.elf, &n) != 0)
-		return ERR_NOTFOUND;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(d->elf.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		uint64_t first = ph.p_offset & ~0xfffull;
-		if (pgoff < first || pgoff >= ph.p_offset + ph.p_filesz)
-			continue;
-		/* START maps file offset PGOFF, i.e. link address
-		 * p_vaddr - (p_offset - PGOFF) */
-		*bias = start - (ph.p_vaddr - (ph.p_offset - pgoff));
-		return 0;
-	}
-	return ERR_NOTFOUND;
+	return d->usable ? elf_file_load_bias(&d->elf, start, pgoff, exec, bias)
+			 : ERR_NOTFOUND;
 }
 
 int dso_read(dso *d, uint64_t addr, uint64_t *value)

@@ -53,9 +53,10 @@ void dso_table_free(dso_table *t);
  * an unusable dso (so that it is tried once). */
 dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len);
 
-/* Load bias of a mapping of D at runtime address START, file offset PGOFF:
- * from the PT_LOAD that maps PGOFF.  Returns 0 or ERR_NOTFOUND. */
-int dso_bias(const dso *d, uint64_t start, uint64_t pgoff, uint64_t *bias);
+/* Load bias of a mapping of D at runtime address START, file offset
+ * PGOFF, executable if EXEC (elf_file_load_bias).  Returns 0 or
+ * ERR_NOTFOUND. */
+int dso_bias(dso *d, uint64_t start, uint64_t pgoff, bool exec, uint64_t *bias);
 
 /* The 8 bytes at link-time address ADDR of D's file (what a PT_LOAD maps
  * from the file there).  0 or ERR_NOTFOUND. */

@@ -252,7 +252,7 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 			      build_id_len);
 		if (!m.d)
 			return ERR_NOMEM;
-		m.has_bias = dso_bias(m.d, start, pgoff, &m.bias) == 0;
+		m.has_bias = dso_bias(m.d, start, pgoff, exec, &m.bias) == 0;
 	}
 	if (filename[0] == '/') {
 		m.name = m.d->path;

@@ -5,7 +5,8 @@
 # map, and `ehelf-perf script` must print the same samples as `perf script
 # -F comm,tid,time,event,ip,sym,symoff,dso --no-inline` (also on
 # compressed recordings, perf record -z, file and pipe; and recordings
-# with time spent in the vDSO, file and pipe): the same headers
+# with time spent in the vDSO, file and pipe; a program linked with lld,
+# whose segments share file pages): the same headers
 # and kernel frames, at least 95% of the user stacks identical (a few
 # hundred samples each: one difference is 0.3-0.7%), and every differing
 # one explained by unwind_crosscheck (libunwind and libdw used directly on
@@ -41,6 +42,14 @@ perf record -q -z -e cpu-clock -F 2000 --call-graph dwarf -o "$T/rec/zfile.data"
 	sqlite3 :memory: "$sq" >/dev/null 2>&1
 perf record -q -z -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 	sqlite3 :memory: "$sq" 2>/dev/null >"$T/rec/zpipe.data"
+# a program linked with lld, whose segments share file pages (the
+# executable one starts inside the first page): its mapping's offset is
+# also the read-only segment's
+cc -O1 -g -fuse-ld=lld -o "$T/shared_pages" "$here/data/shared_pages.c"
+readelf -lW "$T/shared_pages" | awk '$1 == "LOAD" && / R E / && $2 !~ /000$/ { x = 1 } END { exit !x }' ||
+	bad "shared_pages: lld did not start the executable segment inside a page"
+perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o "$T/rec/lld.data" -- \
+	"$T/shared_pages" 40000 >/dev/null 2>&1
 # time in the vDSO: its symbols from perf's build-ID cache (file) or from
 # our own vDSO (pipe, as perf does)
 vd='import time
@@ -54,7 +63,7 @@ perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 export EHELF_PATH="$T/store"
 
 echo "== ehelf-perf script against perf script"
-for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe exec; do
+for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld exec; do
 	f=$T/rec/$w.data
 	perf script -i "$f" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
 	if [ "$w" = pipe ] || [ "$w" = zpipe ] || [ "$w" = vpipe ]; then
