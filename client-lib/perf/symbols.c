@@ -14,12 +14,13 @@
  * each with the symbol perf's search returns anywhere inside it; a lookup
  * is a binary search.
  *
- * Names are copied into one pool.  C++, OCaml and legacy Rust names are
+ * Names are copied into one pool.  C++, OCaml and Rust names are
  * demangled on first lookup (published with an atomic compare-and-swap, so
  * that concurrent lookups are safe), and at build time only when perf's
  * alias choice compares them.
  */
 #include "symbols.h"
+#include "rust_v0.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -443,8 +444,8 @@ static void order_update(struct builder *b)
  * function's name only: no parameters, no qualifiers after them, no return
  * type, no clone suffix, and it ignores anything after the name.  libstdc++'s
  * __cxa_demangle is the same demangler with DMGL_PARAMS, so its output is
- * cut back to that form here.  Not done: Rust v0 ("_R") names and Java
- * names (those contain ')', never seen in ELF symbols) stay as stored.
+ * cut back to that form here.  Rust v0 ("_R") names: rust_v0.h.  Not done:
+ * Java names (those contain ')', never seen in ELF symbols) stay as stored.
  */
 
 static bool is_ident(char c)
@@ -857,6 +858,8 @@ static char *ocaml_demangle(const char *raw)
 static char *perf_demangle(const char *raw)
 {
 	char *d = NULL;
+	if (strncmp(raw, "_R", 2) == 0)
+		return rust_v0_demangle(raw);
 	if (strncmp(raw, "_ZN", 3) == 0)
 		d = rust_legacy_demangle(raw);
 	if (!d)
@@ -868,7 +871,7 @@ static char *perf_demangle(const char *raw)
 
 static bool may_demangle(const char *raw)
 {
-	return (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'G')) ||
+	return (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'G' || raw[1] == 'R')) ||
 	       strncmp(raw, "caml", 4) == 0;
 }
 
@@ -1694,7 +1697,7 @@ symtab *symtab_load_kallsyms(ehelf_err *err)
 /* The key names the source files only: bump the version whenever what a
  * table holds for the same files changes (symbol choice, sizes, PLT
  * entries, intervals), or old tables will be served. */
-enum { SAVED_VERSION = 2 };
+enum { SAVED_VERSION = 3 };
 #define SAVED_LAZY_NAMES 1u	/* names printed as computed (sym_name) */
 
 struct saved_header {
