@@ -2,7 +2,9 @@
  * buildid_cache.h - paths in perf's build-ID cache, where perf record keeps
  * copies of what a recording needs that is not an ordinary file: the
  * kernel's kallsyms, the vDSO.  The cache is $PERF_BUILDID_DIR (which perf
- * sets for the commands it runs), else ~/.debug (perf's default).
+ * sets for the commands it runs), else perf's configuration (buildid.dir,
+ * in /etc/perfconfig or ~/.perfconfig, the user's winning), else ~/.debug
+ * (perf's default).
  */
 #ifndef EHELF_PERFTOOL_BUILDID_CACHE_H
 #define EHELF_PERFTOOL_BUILDID_CACHE_H

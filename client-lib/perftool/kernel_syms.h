@@ -3,8 +3,7 @@
  * same sources perf uses for kallsyms:
  *
  *   1. the copy of /proc/kallsyms that perf record keeps in perf's build-ID
- *      cache for the recorded kernel: $PERF_BUILDID_DIR (which perf sets
- *      for the commands it runs), else ~/.debug (perf's default), then
+ *      cache (buildid_cache.h) for the recorded kernel,
  *      "[kernel.kallsyms]/BUILD-ID/kallsyms" (a plain file: reading it
  *      costs a few milliseconds, where the kernel takes 40 to format
  *      /proc/kallsyms; and it holds the modules as they were when

@@ -354,6 +354,38 @@ static void test_padded_build_id(void)
 	CHECK(system(cmd) == 0);
 }
 
+/* perf's build-ID cache: $PERF_BUILDID_DIR, else buildid.dir of
+ * ~/.perfconfig, else ~/.debug */
+static void test_buildid_cache_dir(void)
+{
+	char home[] = "/tmp/test_perftool_home.XXXXXX", cfg[600], buf[900],
+	     want[900];
+	CHECK(mkdtemp(home) != NULL);
+	const char *old_home = getenv("HOME"), *old_env = getenv("PERF_BUILDID_DIR");
+	char *saved_home = old_home ? strdup(old_home) : NULL;
+	char *saved_env = old_env ? strdup(old_env) : NULL;
+	setenv("HOME", home, 1);
+	unsetenv("PERF_BUILDID_DIR");
+	const uint8_t id[4] = { 0xde, 0xad, 0xbe, 0xef };
+	CHECK(kernel_syms_cache_path(id, 4, buf, sizeof buf) == 0);
+	snprintf(want, sizeof want, "%s/.debug/[kernel.kallsyms]/deadbeef/kallsyms", home);
+	CHECK_STR(buf, want);
+	snprintf(cfg, sizeof cfg, "%s/.perfconfig", home);
+	write_file(cfg, "# perf's configuration\n[core]\n\tdir = /wrong\n"
+			"[buildid]\n\tdir = \"/srv/perf cache\"\n");
+	CHECK(kernel_syms_cache_path(id, 4, buf, sizeof buf) == 0);
+	CHECK_STR(buf, "/srv/perf cache/[kernel.kallsyms]/deadbeef/kallsyms");
+	setenv("PERF_BUILDID_DIR", "/run/perf", 1);  /* perf's, for its children */
+	CHECK(kernel_syms_cache_path(id, 4, buf, sizeof buf) == 0);
+	CHECK_STR(buf, "/run/perf/[kernel.kallsyms]/deadbeef/kallsyms");
+	unlink(cfg);
+	rmdir(home);
+	saved_home ? setenv("HOME", saved_home, 1) : unsetenv("HOME");
+	saved_env ? setenv("PERF_BUILDID_DIR", saved_env, 1) : unsetenv("PERF_BUILDID_DIR");
+	free(saved_home);
+	free(saved_env);
+}
+
 static void test_idle_objects(void)
 {
 	const char *build = getenv("EHELF_BUILD");
@@ -406,6 +438,7 @@ int main(void)
 	test_kernel_syms();
 	test_idle_objects();
 	test_padded_build_id();
+	test_buildid_cache_dir();
 	test_saved_symbols(cache);
 	test_cache_dir(cache);
 	char cmd[600];
