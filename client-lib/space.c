@@ -405,7 +405,7 @@ static int mapping_bias(const char *path, uint64_t start, uint64_t off,
 		return -1;
 	elf_section note;
 	int rc = elf_file_section(&f, ".note.ehelf", &note, &err) < 0 &&
-		 elf_file_load_bias(&f, start, off, true, bias) == 0 ? 0 : -1;
+		 elf_file_load_bias(&f, start, off, true, false, bias) == 0 ? 0 : -1;
 	elf_file_close(&f);
 	return rc;
 }

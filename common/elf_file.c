@@ -179,7 +179,7 @@ int elf_file_read_u64(elf_file *f, uint64_t addr, uint64_t *value)
 }
 
 int elf_file_load_bias(elf_file *f, uint64_t start, uint64_t pgoff, bool exec,
-		       uint64_t *bias)
+		       bool writable, uint64_t *bias)
 {
 	size_t n;
 	if (elf_getphdrnum(f->elf, &n) != 0)
@@ -192,8 +192,9 @@ int elf_file_load_bias(elf_file *f, uint64_t start, uint64_t pgoff, bool exec,
 		uint64_t page = ph.p_offset & ~0xfffull;
 		if (pgoff < page || pgoff >= ph.p_offset + ph.p_filesz)
 			continue;
-		int score = (page == pgoff ? 2 : 0) +
-			    (((ph.p_flags & PF_X) != 0) == exec ? 1 : 0);
+		int score = (page == pgoff ? 4 : 0) +
+			    (((ph.p_flags & PF_X) != 0) == exec ? 2 : 0) +
+			    (((ph.p_flags & PF_W) != 0) == writable ? 1 : 0);
 		if (score > best) {
 			best = score;
 			/* START maps file offset PGOFF: link-time address

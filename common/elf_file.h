@@ -65,11 +65,13 @@ int elf_file_read_u64(elf_file *f, uint64_t addr, uint64_t *value);
 
 /* The load bias of a mapping of F at runtime address START of file offset
  * PGOFF (a PT_LOAD's page-aligned offset, as ld.so maps it), executable if
- * EXEC: from the PT_LOAD it maps.  Segments may share file pages (lld lays
- * them all out in one, GNU ld with -z noseparate-code and rustc's links
- * some): the one whose first page is PGOFF's, and whose executability is
- * EXEC's, is preferred.  0, or ERR_NOTFOUND when no PT_LOAD holds PGOFF. */
+ * EXEC, writable if WRITABLE: from the PT_LOAD it maps.  Segments may
+ * share file pages (lld lays them all out in one, GNU ld with -z
+ * noseparate-code and rustc's links some): preferred is the one whose
+ * first page is PGOFF's, then whose executability is EXEC's, then whose
+ * writability is WRITABLE's.  0, or ERR_NOTFOUND when no PT_LOAD holds
+ * PGOFF. */
 int elf_file_load_bias(elf_file *f, uint64_t start, uint64_t pgoff, bool exec,
-		       uint64_t *bias);
+		       bool writable, uint64_t *bias);
 
 #endif

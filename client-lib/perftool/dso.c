@@ -109,9 +109,11 @@ dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len)
 	return d;
 }
 
-int dso_bias(dso *d, uint64_t start, uint64_t pgoff, bool exec, uint64_t *bias)
+int dso_bias(dso *d, uint64_t start, uint64_t pgoff, bool exec, bool writable,
+	     uint64_t *bias)
 {
-	return d->usable ? elf_file_load_bias(&d->elf, start, pgoff, exec, bias)
+	return d->usable ? elf_file_load_bias(&d->elf, start, pgoff, exec,
+					      writable, bias)
 			 : ERR_NOTFOUND;
 }
 

@@ -54,9 +54,10 @@ void dso_table_free(dso_table *t);
 dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len);
 
 /* Load bias of a mapping of D at runtime address START, file offset
- * PGOFF, executable if EXEC (elf_file_load_bias).  Returns 0 or
- * ERR_NOTFOUND. */
-int dso_bias(dso *d, uint64_t start, uint64_t pgoff, bool exec, uint64_t *bias);
+ * PGOFF, executable if EXEC, writable if WRITABLE (elf_file_load_bias).
+ * Returns 0 or ERR_NOTFOUND. */
+int dso_bias(dso *d, uint64_t start, uint64_t pgoff, bool exec, bool writable,
+	     uint64_t *bias);
 
 /* The 8 bytes at link-time address ADDR of D's file (what a PT_LOAD maps
  * from the file there).  0 or ERR_NOTFOUND. */

@@ -1,10 +1,12 @@
 /* procs.c - see procs.h. */
 #include "procs.h"
-#include "vdso_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#include "vdso_file.h"
 
 /* open-addressing tables keyed by pid / tid (0 is a valid key: the idle
  * task; an empty slot has a NULL value) */
@@ -234,7 +236,7 @@ int procs_exit(procs *p, uint32_t pid, uint32_t tid)
 }
 
 int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
-	       uint64_t pgoff, bool exec, const char *filename,
+	       uint64_t pgoff, bool exec, bool writable, const char *filename,
 	       const uint8_t *build_id, size_t build_id_len)
 {
 	proc *pr = procs_proc(p, pid);
@@ -252,7 +254,8 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 			      build_id_len);
 		if (!m.d)
 			return ERR_NOMEM;
-		m.has_bias = dso_bias(m.d, start, pgoff, exec, &m.bias) == 0;
+		m.has_bias = dso_bias(m.d, start, pgoff, exec, writable,
+					&m.bias) == 0;
 	}
 	if (filename[0] == '/') {
 		m.name = m.d->path;
@@ -333,8 +336,9 @@ int procs_record(procs *p, const perf_reader *r, const perf_event *ev)
 		if (!n)
 			n = perf_reader_build_id(r, ev->pid, ev->mmap.filename, &id);
 		return procs_mmap(p, ev->pid, ev->mmap.start, ev->mmap.len,
-				  ev->mmap.pgoff, ev->mmap.exec, ev->mmap.filename,
-				  id, n);
+				  ev->mmap.pgoff, ev->mmap.exec,
+				  (ev->mmap.prot & PROT_WRITE) != 0,
+				  ev->mmap.filename, id, n);
 	}
 	default:
 		return 0;

@@ -70,9 +70,10 @@ int procs_fork(procs *p, uint32_t pid, uint32_t tid, uint32_t ppid,
 /* EXIT: the main thread's exit lets the address space go (built again if a
  * late sample needs it); threads and mappings stay, as in perf. */
 int procs_exit(procs *p, uint32_t pid, uint32_t tid);
-/* A mapping; EXEC: mapped executable. */
+/* A mapping; EXEC: mapped executable, WRITABLE: writable (when known:
+ * MMAP2 records). */
 int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
-	       uint64_t pgoff, bool exec, const char *filename,
+	       uint64_t pgoff, bool exec, bool writable, const char *filename,
 	       const uint8_t *build_id, size_t build_id_len);
 
 /* Apply record EV of reader R (COMM, FORK, EXIT, or MMAP of a process:
