@@ -172,6 +172,12 @@ $(B)/bin/ehelf-batch: $(B)/obj/builder/ehelf_batch.o $(BATCH_SRC:%.c=$(B)/obj/%.
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(BATCH_LIBS)
 
+# the batch builder's package readers, used by several threads at once
+$(B)/tests/test_package: $(B)/obj/tests/unit/test_package.o \
+                         $(BATCH_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(BATCH_LIBS)
+
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(PERFTOOL_LIB) $(PERF_LIB) \
                     $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)

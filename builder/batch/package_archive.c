@@ -75,7 +75,10 @@ static struct archive *open_nested(struct archive *outer)
 /* "Key: value" lines (dpkg control, .PKGINFO "key = value"). */
 static void parse_fields(pkg_meta *m, char *text, char sep)
 {
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+	/* strtok_r: packages are read by several threads at once */
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *v = strchr(line, sep);
 		if (!v || line[0] == ' ' || line[0] == '#')
 			continue;
