@@ -4,16 +4,21 @@
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
+static void libelf_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+/* libelf's one-time setup, from whichever thread opens a file first (the
+ * batch builder's workers open them concurrently) */
 static void libelf_init_once(void)
 {
-	static bool done;
-	if (!done) {
-		elf_version(EV_CURRENT);
-		done = true;
-	}
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, libelf_init);
 }
 
 /* Common checks once f->elf exists.  Closes nothing on failure. */

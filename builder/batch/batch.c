@@ -308,6 +308,15 @@ static void process_elf(shared *s, const elf_job *j)
 
 /* ---- one package ----------------------------------------------------------- */
 
+/* Whether a worker stopped the run (s->fatal is the lock's). */
+static bool stopped(shared *s)
+{
+	pthread_mutex_lock(&s->lock);
+	bool f = s->fatal != 0;
+	pthread_mutex_unlock(&s->lock);
+	return f;
+}
+
 static void process_job(shared *s, const pkg_job *job)
 {
 	double t0 = progress_now();
@@ -348,7 +357,7 @@ static void process_job(shared *s, const pkg_job *job)
 		pthread_mutex_unlock(&s->lock);
 	} else if (drc == 0 && rc == 0) {
 		pkg_member mb;
-		while (!s->fatal && (rc = pkg_next_elf(r, &mb, &err)) > 0) {
+		while (!stopped(s) && (rc = pkg_next_elf(r, &mb, &err)) > 0) {
 			elf_job j = { .package_id = id, .meta = m, .m = &mb };
 			process_elf(s, &j);
 		}

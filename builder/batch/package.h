@@ -51,7 +51,8 @@ int pkg_jobs_add_source(pkg_jobs *jobs, const char *source, ehelf_err *err);
 /* Add every package installed on this machine (dpkg-query). */
 int pkg_jobs_add_installed(pkg_jobs *jobs, ehelf_err *err);
 
-/* Sort jobs into a deterministic order (format, then path). */
+/* Sort jobs into a deterministic order (format, then path), dropping
+ * duplicates (a source given twice). */
 void pkg_jobs_sort(pkg_jobs *jobs);
 void pkg_jobs_free(pkg_jobs *jobs);
 

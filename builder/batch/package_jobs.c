@@ -142,6 +142,19 @@ static int cmp_job(const void *a, const void *b)
 void pkg_jobs_sort(pkg_jobs *jobs)
 {
 	qsort(jobs->v, jobs->n, sizeof *jobs->v, cmp_job);
+	/* a source given twice (a directory and a package in it): one job,
+	 * else two workers would read it at once */
+	size_t k = 0;
+	for (size_t i = 0; i < jobs->n; i++) {
+		if (k && cmp_job(&jobs->v[k - 1], &jobs->v[i]) == 0) {
+			free(jobs->v[i].path);
+			free(jobs->v[i].version);
+			free(jobs->v[i].arch);
+			continue;
+		}
+		jobs->v[k++] = jobs->v[i];
+	}
+	jobs->n = k;
 }
 
 void pkg_jobs_free(pkg_jobs *jobs)

@@ -142,6 +142,14 @@ for delay in 0.2 0.5 1.0 1.6; do
 done
 ok "killed at 0.2, 0.5, 1.0 and 1.6 s, then rerun: same rows as one run, nothing dangling"
 
+echo "== a source given twice"
+z=$(find "$T/repo" -name 'zlib1g_*' | head -n 1)
+ndist=$(find "$T/repo" -type f | wc -l)
+"$batch" --store "$T/dup" --json -j 2 "$z" "$T/repo" "$z" >"$T/jd"
+[ "$(( $(json "$T/jd" packages) + $(json "$T/jd" packages_done_before) ))" = "$ndist" ] &&
+	ok "a package given three times (once in its directory) is one job" ||
+	bad "duplicates: $(json "$T/jd" packages) read and $(json "$T/jd" packages_done_before) done before, $ndist distinct"
+
 echo "== bad inputs"
 mkdir -p "$T/bad/tree"
 head -c 40000 "$(deb libxml2)" >"$T/bad/truncated_1.0_amd64.deb"
