@@ -414,7 +414,7 @@ int ehelf_space_load_pid(ehelf_space *s, int pid)
 {
 	char maps[64];
 	snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
-	FILE *in = fopen(maps, "r");
+	FILE *in = fopen(maps, "re");
 	if (!in) {
 		ehelf_set_error("%s: %s", maps, strerror(errno));
 		return -errno;

@@ -1,4 +1,5 @@
 /* atomic_file.c - see atomic_file.h. */
+#define _GNU_SOURCE /* mkostemp */
 #include "atomic_file.h"
 
 #include <errno.h>
@@ -32,7 +33,7 @@ static int write_renamed(const char *path, const char *tmpdir,
 	}
 	if (n < 0 || (size_t)n >= sizeof tmp)
 		return err_set(err, ERR_IO, "%s: path too long", path);
-	int fd = mkstemp(tmp);
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return err_set(err, ERR_IO, "%s: cannot create a temporary file "
 			       "for it: %s", path, strerror(errno));

@@ -180,7 +180,7 @@ static uint32_t be32(const uint8_t *p)
  * index entries (tag, type, offset, count), data. */
 static int rpm_meta(pkg_meta *m, ehelf_err *err)
 {
-	FILE *f = fopen(m->source, "rb");
+	FILE *f = fopen(m->source, "rbe");
 	if (!f)
 		return err_set(err, ERR_IO, "%s: cannot open", m->source);
 	static const uint8_t magic[] = { 0x8e, 0xad, 0xe8, 0x01 };

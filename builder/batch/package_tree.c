@@ -124,11 +124,11 @@ int pkg_open_tree(const pkg_job *job, pkg_reader **out, ehelf_err *err)
 		pkg_set(m->arch, sizeof m->arch, job->arch ? job->arch : "");
 		char list[4200];
 		snprintf(list, sizeof list, "%s/%s.list", EHELF_DPKG_INFO, job->path);
-		r->list = fopen(list, "r");
+		r->list = fopen(list, "re");
 		if (!r->list) { /* M-A: same packages list as NAME:ARCH */
 			snprintf(list, sizeof list, "%s/%s:%s.list", EHELF_DPKG_INFO,
 				 m->name, m->arch);
-			r->list = fopen(list, "r");
+			r->list = fopen(list, "re");
 		}
 		if (!r->list) {
 			tree_close(&r->base);
