@@ -37,6 +37,8 @@ struct ehelf_space {
 	step_cache_entry *cache; /* STEP_CACHE_SIZE entries (step_cache.h) */
 	atomic_bool cache_used;  /* filled since last cleared (so that building
 				  * a space module by module clears nothing) */
+	struct ehelf_space *retired_next; /* the process-wide space's list of
+					   * replaced ones (unwind.c) */
 };
 
 /* The module containing runtime address PC, or NULL.  No allocation. */

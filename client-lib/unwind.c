@@ -330,8 +330,7 @@ void ehelf_regs_from_ucontext(ehelf_regs *r, const void *ucv)
 static _Atomic(ehelf_space *) global_space;
 static atomic_int global_pins;
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
-enum { MAX_RETIRED = 16 };
-static ehelf_space *retired[MAX_RETIRED]; /* under global_lock */
+static ehelf_space *retired; /* replaced spaces, a list; under global_lock */
 static unsigned long loaded_adds, loaded_subs; /* dl_iterate_phdr's counters */
 
 static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
@@ -356,18 +355,17 @@ int ehelf_backtrace_init(void)
 	ehelf_space *old = atomic_exchange(&global_space, s);
 	loaded_adds = c[0];
 	loaded_subs = c[1];
-	for (int i = 0; i < MAX_RETIRED && old; i++)
-		if (!retired[i]) {
-			retired[i] = old;
-			old = NULL;
+	if (old) {
+		old->retired_next = retired;
+		retired = old;
+	}
+	if (atomic_load(&global_pins) == 0) { /* no unwinder holds one */
+		while (retired) {
+			ehelf_space *next = retired->retired_next;
+			ehelf_space_free(retired);
+			retired = next;
 		}
-	if (atomic_load(&global_pins) == 0) {
-		for (int i = 0; i < MAX_RETIRED; i++) {
-			ehelf_space_free(retired[i]);
-			retired[i] = NULL;
-		}
-		ehelf_space_free(old);
-	} /* else: kept (an old space beyond MAX_RETIRED is leaked) */
+	} /* else: kept until a rebuild finds no pin */
 	pthread_mutex_unlock(&global_lock);
 	return 0;
 }
