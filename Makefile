@@ -38,7 +38,8 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIBS := $(PKG_LIBS)
 
 # ---- the core library: shared code and the CFI reader ----------------------
-COMMON_SRC := common/err.c common/elf_file.c common/buildid.c common/atomic_file.c
+COMMON_SRC := common/err.c common/elf_file.c common/buildid.c common/atomic_file.c \
+              common/u64_map.c
 CFI_SRC := builder/cfi/eh_pe.c builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c \
            builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
            builder/cfi/dwarf_op.c builder/cfi/uw_dump.c builder/cfi/fde_lookup.c

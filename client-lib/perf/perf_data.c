@@ -56,6 +56,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/u64_map.h"
 #include "decomp.h"
 
 /* perf's own record types (perf.data-file-format.txt), not in the kernel
@@ -173,9 +174,7 @@ struct perf_reader {
 	/* attributes, their ids (open addressing: slot value attr index + 1) */
 	struct rattr **attrs;
 	size_t nattrs, attrs_cap;
-	uint64_t *id_keys;
-	uint32_t *id_vals;
-	size_t id_cap, id_n;
+	u64_map ids;            /* sample id -> attribute index + 1 */
 
 	/* build-IDs (chained hash on the file name) */
 	struct build_id_ent *bids;
@@ -288,66 +287,17 @@ static char *arena_str(perf_reader *r, const uint8_t *s, size_t max)
 
 /* ---- attributes and ids ----------------------------------------------------- */
 
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /* The index of the attribute owning sample id ID, or -1. */
 static long id_lookup(const perf_reader *r, uint64_t id)
 {
-	if (!r->id_cap)
-		return -1;
-	size_t mask = r->id_cap - 1;
-	for (size_t i = hash64(id) & mask;; i = (i + 1) & mask) {
-		if (!r->id_vals[i])
-			return -1;
-		if (r->id_keys[i] == id)
-			return (long)r->id_vals[i] - 1;
-	}
+	return (long)u64_map_get(&r->ids, id) - 1;
 }
 
-static void id_put(uint64_t *keys, uint32_t *vals, size_t cap, uint64_t id,
-		   uint32_t val)
-{
-	size_t mask = cap - 1;
-	size_t i = hash64(id) & mask;
-	while (vals[i]) {
-		if (keys[i] == id)
-			return; /* the first attribute with an id keeps it */
-		i = (i + 1) & mask;
-	}
-	keys[i] = id;
-	vals[i] = val;
-}
-
+/* Sample id ID belongs to attribute ATTR_IDX (the first attribute with an
+ * id keeps it).  0 or -1 when out of memory. */
 static int id_insert(perf_reader *r, uint64_t id, size_t attr_idx)
 {
-	if (2 * (r->id_n + 1) > r->id_cap) {
-		size_t cap = r->id_cap ? 2 * r->id_cap : 64;
-		uint64_t *keys = calloc(cap, sizeof *keys);
-		uint32_t *vals = calloc(cap, sizeof *vals);
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
-			return -1;
-		}
-		for (size_t i = 0; i < r->id_cap; i++)
-			if (r->id_vals[i])
-				id_put(keys, vals, cap, r->id_keys[i],
-				       r->id_vals[i]);
-		free(r->id_keys);
-		free(r->id_vals);
-		r->id_keys = keys;
-		r->id_vals = vals;
-		r->id_cap = cap;
-	}
-	id_put(r->id_keys, r->id_vals, r->id_cap, id, (uint32_t)attr_idx + 1);
-	r->id_n++;
-	return 0;
+	return u64_map_put(&r->ids, id, (uintptr_t)attr_idx + 1, true) < 0 ? -1 : 0;
 }
 
 static const char *const hw_names[] = {
@@ -1569,8 +1519,7 @@ void perf_reader_close(perf_reader *r)
 		r->arena = c->next;
 		free(c);
 	}
-	free(r->id_keys);
-	free(r->id_vals);
+	u64_map_free(&r->ids);
 	free(r->bids);
 	free(r->bid_heads);
 	free(r->in);

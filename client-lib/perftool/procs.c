@@ -6,19 +6,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../../common/u64_map.h"
 #include "vdso_file.h"
 
-/* open-addressing tables keyed by pid / tid (0 is a valid key: the idle
- * task; an empty slot has a NULL value) */
-typedef struct slot {
-	uint32_t key;
-	void *val;
-} slot;
-
-typedef struct table {
-	slot *v;
-	size_t n, cap;
-} table;
 
 /* an address space, shared by processes with the same mappings */
 struct space_group {
@@ -45,53 +35,8 @@ static struct space_group *group_of(proc *pr)
 
 struct procs {
 	dso_table *dsos;
-	table pids, tids;
+	u64_map pids, tids;     /* pid -> proc, tid -> thread */
 };
-
-static size_t hash32(uint32_t k, size_t cap)
-{
-	return (size_t)((k * 2654435761u) & (cap - 1));
-}
-
-static void **table_find(table *t, uint32_t key)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t i = hash32(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->v[i].val)
-			return NULL;
-		if (t->v[i].key == key)
-			return &t->v[i].val;
-	}
-}
-
-static int table_put(table *t, uint32_t key, void *val)
-{
-	if (2 * (t->n + 1) > t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		slot *v = calloc(cap, sizeof *v);
-		if (!v)
-			return ERR_NOMEM;
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->v[i].val)
-				continue;
-			size_t j = hash32(t->v[i].key, cap);
-			while (v[j].val)
-				j = (j + 1) & (cap - 1);
-			v[j] = t->v[i];
-		}
-		free(t->v);
-		t->v = v;
-		t->cap = cap;
-	}
-	size_t i = hash32(key, t->cap);
-	while (t->v[i].val && t->v[i].key != key)
-		i = (i + 1) & (t->cap - 1);
-	if (!t->v[i].val)
-		t->n++;
-	t->v[i] = (slot){ key, val };
-	return 0;
-}
 
 procs *procs_new(dso_table *dsos)
 {
@@ -117,21 +62,21 @@ void procs_free(procs *p)
 		return;
 	for (size_t i = 0; i < p->pids.cap; i++)
 		if (p->pids.v[i].val)
-			proc_free(p->pids.v[i].val);
+			proc_free((proc *)p->pids.v[i].val);
 	for (size_t i = 0; i < p->tids.cap; i++)
-		free(p->tids.v[i].val);
-	free(p->pids.v);
-	free(p->tids.v);
+		free((thread *)p->tids.v[i].val);
+	u64_map_free(&p->pids);
+	u64_map_free(&p->tids);
 	free(p);
 }
 
 proc *procs_proc(procs *p, uint32_t pid)
 {
-	void **v = table_find(&p->pids, pid);
-	if (v)
-		return *v;
-	proc *pr = calloc(1, sizeof *pr);
-	if (!pr || table_put(&p->pids, pid, pr) < 0) {
+	proc *pr = (proc *)u64_map_get(&p->pids, pid);
+	if (pr)
+		return pr;
+	pr = calloc(1, sizeof *pr);
+	if (!pr || u64_map_put(&p->pids, pid, (uintptr_t)pr, false) < 0) {
 		free(pr);
 		return NULL;
 	}
@@ -141,14 +86,13 @@ proc *procs_proc(procs *p, uint32_t pid)
 
 thread *procs_thread(procs *p, uint32_t tid, uint32_t pid)
 {
-	void **v = table_find(&p->tids, tid);
-	if (v) {
-		thread *t = *v;
+	thread *t = (thread *)u64_map_get(&p->tids, tid);
+	if (t) {
 		t->pid = pid;
 		return t;
 	}
-	thread *t = calloc(1, sizeof *t);
-	if (!t || table_put(&p->tids, tid, t) < 0) {
+	t = calloc(1, sizeof *t);
+	if (!t || u64_map_put(&p->tids, tid, (uintptr_t)t, false) < 0) {
 		free(t);
 		return NULL;
 	}
@@ -229,9 +173,9 @@ int procs_exit(procs *p, uint32_t pid, uint32_t tid)
 	 * so do we.  The address space is let go when the process's main
 	 * thread exits (its step cache and eh_elf references are what cost),
 	 * and built again should a late sample need it. */
-	void **v = pid == tid ? table_find(&p->pids, pid) : NULL;
-	if (v)
-		group_leave(*v);
+	proc *pr = pid == tid ? (proc *)u64_map_get(&p->pids, pid) : NULL;
+	if (pr)
+		group_leave(pr);
 	return 0;
 }
 
