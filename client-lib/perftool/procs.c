@@ -10,27 +10,53 @@
 #include "vdso_file.h"
 
 
-/* an address space, shared by processes with the same mappings */
+/*
+ * An address space, shared by processes with the same mappings.  Members
+ * stay in it after they exit (their mappings stay too, for late records),
+ * but the space itself, with its step cache and eh_elf references, is let
+ * go once no member is alive, and built again, once for all of them,
+ * should a late sample need it: a tool that reads a whole recording
+ * before unwinding (the benchmark) then still finds hackbench's 80
+ * children sharing one space, as ehelf-perf does while they run.
+ */
 struct space_group {
 	ehelf_space *space;    /* built on first use */
-	unsigned refs;
+	unsigned refs;         /* member processes */
+	unsigned live;         /* members whose main thread has not exited */
 };
 
 static void group_leave(proc *pr)
 {
 	struct space_group *g = pr->group;
 	pr->group = NULL;
-	if (g && --g->refs == 0) {
+	if (!g)
+		return;
+	g->refs--;
+	/* the last one alive gone: the space too (one built again for late
+	 * samples stays while the group has members) */
+	if (g->refs == 0 || (!pr->gone && --g->live == 0)) {
 		ehelf_space_free(g->space);
-		free(g);
+		g->space = NULL;
 	}
+	if (g->refs == 0)
+		free(g);
 }
 
 static struct space_group *group_of(proc *pr)
 {
-	if (!pr->group && (pr->group = calloc(1, sizeof *pr->group)) != NULL)
+	if (!pr->group && (pr->group = calloc(1, sizeof *pr->group)) != NULL) {
 		pr->group->refs = 1;
+		pr->group->live = !pr->gone;
+	}
 	return pr->group;
+}
+
+static void group_join(proc *pr, struct space_group *g)
+{
+	g->refs++;
+	if (!pr->gone)
+		g->live++;
+	pr->group = g;
 }
 
 struct procs {
@@ -139,14 +165,14 @@ static int copy_maps(proc *to, proc *from)
 			to->names[to->nnames++] = c;
 			m[i].name = c;
 		}
-	/* same mappings: same address space */
+	/* same mappings: same address space (TO is a new process, alive
+	 * even if an older one of its pid exited) */
 	to->gen++;
 	group_leave(to);
+	to->gone = false;
 	struct space_group *g = group_of(from);
-	if (g) {
-		g->refs++;
-		to->group = g;
-	}
+	if (g)
+		group_join(to, g);
 	return 0;
 }
 
@@ -170,12 +196,17 @@ int procs_fork(procs *p, uint32_t pid, uint32_t tid, uint32_t ppid,
 int procs_exit(procs *p, uint32_t pid, uint32_t tid)
 {
 	/* perf keeps exited threads and their mappings for later records:
-	 * so do we.  The address space is let go when the process's main
-	 * thread exits (its step cache and eh_elf references are what cost),
-	 * and built again should a late sample need it. */
+	 * so do we.  The address space is let go when the last process
+	 * sharing it exits (see struct space_group). */
 	proc *pr = pid == tid ? (proc *)u64_map_get(&p->pids, pid) : NULL;
-	if (pr)
-		group_leave(pr);
+	if (pr && !pr->gone) {
+		pr->gone = true;
+		struct space_group *g = pr->group;
+		if (g && --g->live == 0) {
+			ehelf_space_free(g->space);
+			g->space = NULL;
+		}
+	}
 	return 0;
 }
 
@@ -328,4 +359,9 @@ const ehelf_space *proc_space(proc *pr)
 	}
 	g->space = s;
 	return s;
+}
+
+bool proc_space_held(const proc *pr)
+{
+	return pr->group && pr->group->space;
 }

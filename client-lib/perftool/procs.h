@@ -44,6 +44,7 @@ typedef struct proc {
 				* (what the address space holds) change */
 	struct space_group *group; /* the space shared with processes of the
 				    * same mappings; NULL until needed */
+	bool gone;             /* its main thread exited (EXIT) */
 	char **names;          /* owned copies of names not in a dso */
 	size_t nnames;
 } proc;
@@ -67,8 +68,9 @@ thread *procs_thread(procs *p, uint32_t tid, uint32_t pid);
 int procs_comm(procs *p, uint32_t pid, uint32_t tid, const char *comm);
 int procs_fork(procs *p, uint32_t pid, uint32_t tid, uint32_t ppid,
 	       uint32_t ptid);
-/* EXIT: the main thread's exit lets the address space go (built again if a
- * late sample needs it); threads and mappings stay, as in perf. */
+/* EXIT: the main thread's exit lets the address space go when no process
+ * sharing it is left (built again, still shared, if a late sample needs
+ * it); threads and mappings stay, as in perf. */
 int procs_exit(procs *p, uint32_t pid, uint32_t tid);
 /* A mapping; EXEC: mapped executable, WRITABLE: writable (when known:
  * MMAP2 records). */
@@ -87,5 +89,8 @@ const pmap *proc_find(const proc *pr, uint64_t addr);
 /* PR's address space (its file mappings with their eh_elfs), built now if
  * needed.  NULL if out of memory. */
 const ehelf_space *proc_space(proc *pr);
+
+/* Whether PR's address space is built now (holds memory). */
+bool proc_space_held(const proc *pr);
 
 #endif

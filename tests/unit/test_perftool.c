@@ -71,7 +71,8 @@ static void test_spaces(void)
 	CHECK(child->gen != gen);
 	const ehelf_space *c = proc_space(child);
 	CHECK(c != NULL && c != s);
-	CHECK(ehelf_space_modules(c, &with) > n);
+	int nc = ehelf_space_modules(c, &with);
+	CHECK(nc > n);
 	CHECK(proc_space(parent) == s);
 
 	/* a data mapping over part of the code changes the space too */
@@ -81,21 +82,31 @@ static void test_spaces(void)
 	CHECK(parent->gen != gen);
 	CHECK(proc_space(parent) != NULL);
 
-	/* a process that exits lets its space go (another thread's exit
-	 * does not); its mappings stay, and a late sample gets a new space
-	 * with the same modules */
+	/* a process that exits keeps its mappings and its share of the
+	 * space (another thread's exit changes nothing); the space goes when
+	 * the last process sharing it exits, and a late sample gets a new
+	 * one with the same modules, shared again */
 	CHECK(procs_fork(p, 102, 102, 101, 101) == 0);
 	proc *grandchild = procs_proc(p, 102);
 	CHECK(proc_space(grandchild) == c);
 	CHECK(procs_exit(p, 101, 103) == 0);
-	CHECK(child->group != NULL);
+	CHECK(!child->gone);
 	CHECK(procs_exit(p, 101, 101) == 0);
-	CHECK(child->group == NULL);
-	CHECK(proc_space(grandchild) == c);	/* still shared by 102 */
+	CHECK(child->gone && child->group != NULL);
+	CHECK(proc_space_held(child) && proc_space(child) == c); /* 102 lives */
+	CHECK(procs_exit(p, 102, 102) == 0);
+	CHECK(!proc_space_held(child) && !proc_space_held(grandchild));
 	const ehelf_space *again = proc_space(child);
-	CHECK(again != NULL && again != c);
-	CHECK(ehelf_space_modules(again, &with) == ehelf_space_modules(c, &with));
-	CHECK(proc_find(child, 0x10000010) != NULL);
+	CHECK(again != NULL);
+	CHECK(proc_space(grandchild) == again);
+	CHECK(ehelf_space_modules(again, &with) == nc);
+	/* the pid used again by a new child of 100: its space, alive */
+	CHECK(procs_fork(p, 101, 101, 100, 100) == 0);
+	CHECK(!child->gone && proc_space(child) == proc_space(parent));
+	CHECK(proc_space(grandchild) == again);
+	CHECK(procs_exit(p, 101, 101) == 0);
+	CHECK(proc_space(parent) != NULL && proc_space(parent) == proc_space(child));
+	CHECK(proc_find(grandchild, 0x10000010) != NULL); /* copied from 101 */
 	procs_free(p);
 	dso_table_free(t);
 }
