@@ -12,26 +12,27 @@
  *    dwfl_report_elf at their biases and the same memory callback, as perf
  *    does.
  * The file is read once (the processes' mappings as at its end); each
- * method then unwinds every sample in a pass of its own.
+ * method then unwinds every sample in a pass of its own, five times, the
+ * methods taking turns.
  *
- * The stack copies are cold when a pass reaches them (some 8 KiB per
- * sample, far more than the caches hold), as they are for a tool reading
- * a perf.data file.  So that the figures can be read against what memory
- * alone costs here, a pass that only reads the part of each copy that
- * ehelf's unwinding used (one load per 64-byte line, in address order,
- * which the hardware prefetches best) is timed too: the floor, and the
- * ratio of libdw's time to it, which no unwinder reading those bytes could
- * beat on this machine.
+ * The stack copies are cold when a pass begins (flushed from the caches
+ * before it), as they are for a tool reading a perf.data file.  So that
+ * the figures can be read against what memory alone costs here, a pass
+ * that only reads the part of each copy that ehelf's unwinding used (one
+ * load per 64-byte line, in address order, which the hardware prefetches
+ * best) is timed too: the floor, and the ratio of libdw's time to it.
  *
  * Usage: bench-perf-unwind FILE [NAME]
- * Prints: NAME samples, frames and ns/frame for each method, the ratios,
- * the floor and libdw/floor, and the first passes' ns/frame.
+ * Prints: NAME, samples, frames and ns/frame for each method, the ratios
+ * libunwind/ehelf and libdw/ehelf, the floor and libdw/floor, and the
+ * first passes' ns/frame.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <immintrin.h>
 
 #include "../client-lib/perf/perf_data.h"
 #include "../client-lib/perftool/dso.h"
@@ -137,42 +138,53 @@ static int unwind_one(proc_state *ps, const snap *s, int method,
 
 enum { PASSES = 5 };
 
+/* The stack copies out of every cache level, before a pass: each pass
+ * finds them cold, as a tool reading a perf.data file does, whichever
+ * pass ran before it and whatever the size of the recording (a small
+ * one's stacks would otherwise stay in the L3 cache from pass to pass).
+ * The methods' own tables stay as warm as the passes leave them. */
+static void flush_stacks(const snap *snaps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t o = 0; o < snaps[i].size; o += 64)
+			_mm_clflush(snaps[i].stack + o);
+	_mm_mfence();
+}
+
+static volatile uint64_t floor_sink; /* what the floor read, kept */
+
 /*
- * The memory floor (see the top): the best of PASSES passes that read one
- * word per 64-byte line of the part of each stack copy that ehelf's
- * unwinding spans; ns for all the samples.  The spans come from one more
- * (untimed) ehelf unwinding.
+ * The memory floor (see the top): one pass reading one word per 64-byte
+ * line of USED[i] bytes of each stack copy, the part that ehelf's
+ * unwinding spans (floor_spans()); returns the time in ns.
  */
-static double memory_floor(proc_state **of, const snap *snaps, size_t n)
+static double floor_pass(const snap *snaps, const uint64_t *used, size_t n)
+{
+	uint64_t sum = 0;
+	double t0 = now();
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t o = 0; o + 8 <= used[i]; o += 64) {
+			uint64_t w;
+			memcpy(&w, snaps[i].stack + o, 8);
+			sum += w;
+		}
+	double t = now() - t0;
+	floor_sink = sum;
+	return t;
+}
+
+/* The bytes of each copy that ehelf's unwinding spans (an untimed
+ * unwinding of every sample), for floor_pass(); NULL if out of memory. */
+static uint64_t *floor_spans(proc_state **of, const snap *snaps, size_t n)
 {
 	uint64_t *used = calloc(n + 1, sizeof *used);
-	if (!used)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; used && i < n; i++) {
 		if (of[i])
 			unwind_one(of[i], &snaps[i], 0, &used[i]);
 		if (used[i] > snaps[i].size)
 			used[i] = snaps[i].size;
 	}
-	double best = 0;
-	volatile uint64_t sink;
-	for (int pass = 0; pass < PASSES; pass++) {
-		uint64_t sum = 0;
-		double t0 = now();
-		for (size_t i = 0; i < n; i++)
-			for (uint64_t o = 0; o + 8 <= used[i]; o += 64) {
-				uint64_t w;
-				memcpy(&w, snaps[i].stack + o, 8);
-				sum += w;
-			}
-		double t = now() - t0;
-		sink = sum;
-		if (pass == 0 || t < best)
-			best = t;
-	}
-	(void)sink;
-	free(used);
-	return best;
+	return used;
 }
 
 int main(int argc, char **argv)
@@ -224,20 +236,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-perf-unwind: %s\n", err.msg);
 		return 1;
 	}
-	/* each method: five passes over all the samples, the best one
-	 * counts (the first also pays for loading tables and first touches) */
-	double ns[3] = { 0 }, first[3] = { 0 }, floor_ns = 0;
+	/* Five passes over all the samples for each method, the best one
+	 * counting (the first also pays for loading tables and first
+	 * touches).  The methods' passes take turns (ehelf, libunwind,
+	 * libdw, the floor, then again), so that a slow spell of this
+	 * machine (a shared one: memory-bound passes vary by up to 2x from
+	 * one minute to the next) weighs on all of them alike. */
+	double ns[4] = { 0 }, first[3] = { 0 };
 	uint64_t frames[3] = { 0 };
 	proc_state **of = calloc(n + 1, sizeof *of);
 	if (!of)
 		return 1;
-	for (int method = 0; method < 3; method++) {
+	for (int method = 0; method < 3; method++)
 		for (size_t i = 0; i < n; i++)
 			prepare(p, &snaps[i], method);
-		for (size_t i = 0; i < n; i++) /* states[] stays put now */
-			of[i] = state_of(p, snaps[i].pid);
-		for (int pass = 0; pass < PASSES; pass++) {
+	for (size_t i = 0; i < n; i++) /* states[] stays put now */
+		of[i] = state_of(p, snaps[i].pid);
+	uint64_t *used = floor_spans(of, snaps, n);
+	if (!used)
+		return 1;
+	for (int pass = 0; pass < PASSES; pass++) {
+		for (int method = 0; method < 3; method++) {
 			uint64_t fr = 0;
+			flush_stacks(snaps, n);
 			double t0 = now();
 			for (size_t i = 0; i < n; i++)
 				if (of[i])
@@ -251,13 +272,16 @@ int main(int argc, char **argv)
 				frames[method] = fr;
 			}
 		}
-		if (method == 0)
-			floor_ns = memory_floor(of, snaps, n);
+		flush_stacks(snaps, n);
+		double t = floor_pass(snaps, used, n);
+		if (pass == 0 || t < ns[3])
+			ns[3] = t;
 	}
+	free(used);
 	double per[3];
 	for (int m = 0; m < 3; m++)
 		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
-	double floor = frames[0] ? floor_ns / (double)frames[0] : 0;
+	double floor = frames[0] ? ns[3] / (double)frames[0] : 0;
 	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx "
 	       "%7.1f %7.0fx  (first pass: %.1f %.1f %.1f)\n", name, n,
 	       (unsigned long long)frames[0], per[0], (unsigned long long)frames[1],

@@ -4,7 +4,8 @@
 # cc1plus, sqlite3, and for (c) also the same compilation through the g++
 # driver), with eh_elfs for the files they map:
 #  (a) ns per frame of the unwinding alone, same samples, same memory
-#      reader: ehelf, libunwind's remote API, libdw (bench-perf-unwind);
+#      reader, the stack copies cold: ehelf, libunwind's remote API, libdw
+#      (bench-perf-unwind);
 #      and the memory floor: only reading, in address order, the part of
 #      each (cold) stack copy that the unwinding spans;
 #  (b) the whole command: `ehelf-perf script` against `perf script
@@ -32,9 +33,10 @@ export EHELF_PATH="$T/store"
 # the first run of (b) makes them and the others map them back
 export XDG_CACHE_HOME="$T/cache"
 
-echo "(a) unwinding alone, ns per frame (same samples, same reader; best of 5"
-echo "    passes, the first pass in parentheses); floor: reading the stack"
-echo "    bytes the frames span, and no more, in address order"
+echo "(a) unwinding alone, ns per frame (same samples, same reader; the stack"
+echo "    copies flushed from the caches before each pass; best of 5 passes,"
+echo "    the methods taking turns; the first pass in parentheses); floor:"
+echo "    reading the stack bytes the frames span, and no more, in address order"
 printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s\n' workload samples \
 	frames ehelf frames libunw frames libdw libunw/ libdw/ floor libdw/fl
 for w in $workloads; do
