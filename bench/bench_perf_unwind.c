@@ -142,7 +142,8 @@ enum { PASSES = 5 };
  * finds them cold, as a tool reading a perf.data file does, whichever
  * pass ran before it and whatever the size of the recording (a small
  * one's stacks would otherwise stay in the L3 cache from pass to pass).
- * The methods' own tables stay as warm as the passes leave them. */
+ * The methods' own tables stay as warm as the passes leave them (the
+ * other methods' passes included). */
 static void flush_stacks(const snap *snaps, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -156,7 +157,7 @@ static volatile uint64_t floor_sink; /* what the floor read, kept */
 /*
  * The memory floor (see the top): one pass reading one word per 64-byte
  * line of USED[i] bytes of each stack copy, the part that ehelf's
- * unwinding spans (floor_spans()); returns the time in ns.
+ * unwinding spans (from ehelf's first pass); returns the time in ns.
  */
 static double floor_pass(const snap *snaps, const uint64_t *used, size_t n)
 {
@@ -171,20 +172,6 @@ static double floor_pass(const snap *snaps, const uint64_t *used, size_t n)
 	double t = now() - t0;
 	floor_sink = sum;
 	return t;
-}
-
-/* The bytes of each copy that ehelf's unwinding spans (an untimed
- * unwinding of every sample), for floor_pass(); NULL if out of memory. */
-static uint64_t *floor_spans(proc_state **of, const snap *snaps, size_t n)
-{
-	uint64_t *used = calloc(n + 1, sizeof *used);
-	for (size_t i = 0; used && i < n; i++) {
-		if (of[i])
-			unwind_one(of[i], &snaps[i], 0, &used[i]);
-		if (used[i] > snaps[i].size)
-			used[i] = snaps[i].size;
-	}
-	return used;
 }
 
 int main(int argc, char **argv)
@@ -252,18 +239,21 @@ int main(int argc, char **argv)
 			prepare(p, &snaps[i], method);
 	for (size_t i = 0; i < n; i++) /* states[] stays put now */
 		of[i] = state_of(p, snaps[i].pid);
-	uint64_t *used = floor_spans(of, snaps, n);
+	/* the bytes of each copy ehelf's frames span, from its first pass
+	 * (one store per sample), for the floor */
+	uint64_t *used = calloc(n + 1, sizeof *used);
 	if (!used)
 		return 1;
 	for (int pass = 0; pass < PASSES; pass++) {
 		for (int method = 0; method < 3; method++) {
 			uint64_t fr = 0;
+			bool spans = pass == 0 && method == 0;
 			flush_stacks(snaps, n);
 			double t0 = now();
 			for (size_t i = 0; i < n; i++)
 				if (of[i])
 					fr += (uint64_t)unwind_one(of[i], &snaps[i], method,
-								   NULL);
+								   spans ? &used[i] : NULL);
 			double t = now() - t0;
 			if (pass == 0)
 				first[method] = fr ? t / (double)fr : 0;
@@ -272,6 +262,10 @@ int main(int argc, char **argv)
 				frames[method] = fr;
 			}
 		}
+		if (pass == 0)
+			for (size_t i = 0; i < n; i++)
+				if (used[i] > snaps[i].size)
+					used[i] = snaps[i].size;
 		flush_stacks(snaps, n);
 		double t = floor_pass(snaps, used, n);
 		if (pass == 0 || t < ns[3])

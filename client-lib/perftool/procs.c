@@ -140,36 +140,42 @@ int procs_comm(procs *p, uint32_t pid, uint32_t tid, const char *comm)
 /* Copy FROM's mappings into TO (a process just forked). */
 static int copy_maps(proc *to, proc *from)
 {
-	if (!from->n)
-		return 0;
-	pmap *m = malloc(from->n * sizeof *m);
-	if (!m)
-		return ERR_NOMEM;
-	memcpy(m, from->maps, from->n * sizeof *m);
-	free(to->maps);
-	to->maps = m;
-	to->n = to->cap = from->n;
-	/* names not of dsos (anonymous mappings, [vdso]) stay owned by the
-	 * parent, which outlives no one in particular: keep our own copies */
-	for (size_t i = 0; i < to->n; i++)
-		if (m[i].name && (!m[i].d || m[i].name != m[i].d->path)) {
-			char *c = strdup(m[i].name);
-			char **v = realloc(to->names, (to->nnames + 1) * sizeof *v);
-			if (!c || !v) {
-				free(c);
-				if (v)
-					to->names = v;
-				return ERR_NOMEM;
-			}
-			to->names = v;
-			to->names[to->nnames++] = c;
-			m[i].name = c;
-		}
-	/* same mappings: same address space (TO is a new process, alive
-	 * even if an older one of its pid exited) */
-	to->gen++;
+	/* TO is a new process, alive even if an older one of its pid exited:
+	 * the old one's mappings and space go first, so that a failure below
+	 * leaves it with none rather than with a space of other mappings */
 	group_leave(to);
 	to->gone = false;
+	to->gen++;
+	free(to->maps);
+	to->maps = NULL;
+	to->n = to->cap = 0;
+	if (from->n) {
+		pmap *m = malloc(from->n * sizeof *m);
+		if (!m)
+			return ERR_NOMEM;
+		memcpy(m, from->maps, from->n * sizeof *m);
+		/* names not of dsos (anonymous mappings, [vdso]) stay owned
+		 * by the parent, which outlives no one in particular: keep
+		 * our own copies */
+		for (size_t i = 0; i < from->n; i++)
+			if (m[i].name && (!m[i].d || m[i].name != m[i].d->path)) {
+				char *c = strdup(m[i].name);
+				char **v = realloc(to->names,
+						   (to->nnames + 1) * sizeof *v);
+				if (v)
+					to->names = v;
+				if (!c || !v) {
+					free(c);
+					free(m);
+					return ERR_NOMEM;
+				}
+				to->names[to->nnames++] = c;
+				m[i].name = c;
+			}
+		to->maps = m;
+		to->n = to->cap = from->n;
+	}
+	/* same mappings: same address space */
 	struct space_group *g = group_of(from);
 	if (g)
 		group_join(to, g);

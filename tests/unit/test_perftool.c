@@ -107,6 +107,20 @@ static void test_spaces(void)
 	CHECK(procs_exit(p, 101, 101) == 0);
 	CHECK(proc_space(parent) != NULL && proc_space(parent) == proc_space(child));
 	CHECK(proc_find(grandchild, 0x10000010) != NULL); /* copied from 101 */
+	/* the exited 102's pid used again by a child of a process with no
+	 * mappings (a kernel thread's): alive, nothing mapped, the space of
+	 * its parent, let go when both have exited */
+	CHECK(procs_fork(p, 102, 102, 300, 300) == 0);
+	CHECK(!grandchild->gone && grandchild->n == 0);
+	CHECK(proc_find(grandchild, 0x10000010) == NULL);
+	const ehelf_space *none = proc_space(grandchild);
+	CHECK(none != NULL && ehelf_space_modules(none, &with) == 0);
+	CHECK(proc_space(procs_proc(p, 300)) == none);
+	CHECK(procs_exit(p, 102, 102) == 0);
+	CHECK(proc_space_held(grandchild));
+	CHECK(procs_exit(p, 300, 300) == 0);
+	CHECK(!proc_space_held(grandchild));
+	CHECK(proc_space_held(parent));
 	procs_free(p);
 	dso_table_free(t);
 }
