@@ -284,11 +284,10 @@ int ehelf_unwind_snapshot(const ehelf_space *s, const ehelf_regs *initial,
 	/* A snapshot is usually cold (a perf.data sample read for the first
 	 * time), and each frame's loads wait for the previous frame's: asking
 	 * for the whole copy at once (up to perf's default 8 KiB) overlaps
-	 * those misses.  Measured on perf.data samples with the copies
-	 * flushed from the caches, the sizes taking turns in one process:
-	 * ns per frame (medians of 15 passes) with 0, 2 KiB and 8 KiB asked
-	 * for: python3 51/30/26, sqlite3 97/55/43, cc1plus 62/45/37,
-	 * hackbench 95/43/40.  Larger copies (perf record --call-graph
+	 * those misses.  On the bench's perf.data samples, the copies flushed
+	 * from the caches, 8 KiB beat 0, 1, 2 and 4 KiB on all four
+	 * workloads (an ad hoc comparison; figures in the message of the
+	 * commit that chose it).  Larger copies (perf record --call-graph
 	 * dwarf,SIZE) are not asked for beyond 8 KiB: their outer part is
 	 * rarely used. */
 	for (size_t o = 0; o < sn.size && o < 8192; o += 64)

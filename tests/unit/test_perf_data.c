@@ -1469,6 +1469,24 @@ static int read_mutant(const uint8_t *p, size_t len, size_t *events)
 	return rc;
 }
 
+/* IMG read whole, then cut at every length: each cut gives a clean end
+ * or a format error, never more events than the whole; the counts of
+ * both go to *ERRORS and *CLEAN. */
+static void read_truncations(const struct buf *img, unsigned *errors,
+			     unsigned *clean)
+{
+	size_t full;
+	CHECK(read_mutant(img->p, img->len, &full) == 0);
+	*errors = *clean = 0;
+	for (size_t len = 0; len < img->len; len++) {
+		size_t n;
+		int rc = read_mutant(img->p, len, &n);
+		CHECK(rc == 0 || rc == ERR_FORMAT);
+		CHECK(n <= full);
+		rc == 0 ? (*clean)++ : (*errors)++;
+	}
+}
+
 static void test_truncation(void)
 {
 	struct tattr ta[2];
@@ -1480,19 +1498,8 @@ static void test_truncation(void)
 			make_pipe(&img, ta, 2, &data, &bids, true);
 		else
 			make_file(&img, ta, 2, &data, &bids, true);
-		size_t full;
-		CHECK(read_mutant(img.p, img.len, &full) == 0);
-		unsigned errors = 0, clean = 0;
-		for (size_t len = 0; len < img.len; len++) {
-			size_t n;
-			int rc = read_mutant(img.p, len, &n);
-			if (rc == 0)
-				clean++;
-			else
-				errors++;
-			CHECK(rc == 0 || rc == ERR_FORMAT);
-			CHECK(n <= full);
-		}
+		unsigned errors, clean;
+		read_truncations(&img, &errors, &clean);
 		/* a file is whole or broken; a stream may end between records */
 		CHECK(pipe ? clean > 0 && errors > clean : clean == 0);
 		fprintf(stderr, "test_perf_data: %s: %zu truncations: %u "
@@ -1815,16 +1822,8 @@ static void test_compressed(void)
 	 * end or an error, no more events than the whole, never a crash */
 	compress_records(&zdata, &data, 1, false);
 	make_pipe(&img, ta, 2, &zdata, &bids, true);
-	size_t full;
-	CHECK(read_mutant(img.p, img.len, &full) == 0);
-	unsigned errors = 0, clean = 0;
-	for (size_t len = 0; len < img.len; len++) {
-		size_t n;
-		int rc = read_mutant(img.p, len, &n);
-		CHECK(rc == 0 || rc == ERR_FORMAT);
-		CHECK(n <= full);
-		rc == 0 ? clean++ : errors++;
-	}
+	unsigned errors, clean;
+	read_truncations(&img, &errors, &clean);
 	CHECK(errors > 0 && clean > 0);
 	uint8_t *m = malloc(img.len);
 	CHECK(m != NULL);
