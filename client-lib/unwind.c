@@ -81,6 +81,53 @@ static int frame_pointer_step(ehelf_regs *r, uint64_t sp, const reader *rd,
 	return EHELF_STEP;
 }
 
+/*
+ * For a pc that no CFI covers: the first instruction of a lazy-binding PLT
+ * entry, "jmp *GOT(%rip); push $index; jmp PLT0" (ff 25 d32, 68 i32, e9
+ * d32: the layout of GNU ld's and lld's .plt, whose entries lld gives no
+ * CFI).  Nothing has been pushed there since the call: the return address
+ * is at the stack pointer (the rule GNU ld's CFI for .plt states, and
+ * libunwind applies when it finds those bytes, so perf too).  Exact, not a
+ * guess; in place, like frame_pointer_step.  The code bytes are read
+ * through the reader (the mapped file, for a snapshot).  Not a PLT entry:
+ * EHELF_E_NOT_COVERED.
+ */
+static int plt_entry_step(ehelf_regs *r, const reader *rd, uint32_t *path)
+{
+	uint64_t pc = r->r[EHELF_RIP], sp = r->r[EHELF_RSP], code[2], rip;
+	if (pc > UINT64_MAX - 16 || sp > UINT64_MAX - 8 ||
+	    rd->read(rd->arg, pc, &code[0]) != 0 ||
+	    rd->read(rd->arg, pc + 8, &code[1]) != 0)
+		return EHELF_E_NOT_COVERED;
+	uint8_t b[16];
+	memcpy(b, code, sizeof b); /* little-endian: byte k of the code */
+	if (b[0] != 0xff || b[1] != 0x25 || b[6] != 0x68 || b[11] != 0xe9)
+		return EHELF_E_NOT_COVERED;
+	if (rd->read(rd->arg, sp, &rip) != 0)
+		return EHELF_E_READ;
+	if (rip == 0)
+		return EHELF_OUTERMOST;
+	r->r[EHELF_RIP] = rip;
+	r->r[EHELF_RSP] = sp + 8;
+	r->valid = (r->valid & EHELF_VALID_REGS) | (1u << EHELF_RIP) |
+		   (1u << EHELF_RSP);
+	*path = EHELF_PATH_PLT;
+	return EHELF_STEP;
+}
+
+/* No CFI for the frame in *R: a PLT entry's first instruction (EXACT: the
+ * pc is where execution was, not a return address), else, with
+ * EHELF_UNWIND_FRAME_POINTER, the frame-pointer guess; SP its stack
+ * pointer. */
+static int uncovered_step(ehelf_regs *r, uint64_t sp, bool exact,
+			  const reader *rd, unsigned flags, uint32_t *path)
+{
+	int st = exact ? plt_entry_step(r, rd, path) : EHELF_E_NOT_COVERED;
+	if (st == EHELF_E_NOT_COVERED && (flags & EHELF_UNWIND_FRAME_POINTER))
+		return frame_pointer_step(r, sp, rd, path);
+	return st;
+}
+
 /* unwind_step() when the step cache could not do it: the module's eh_elf
  * (through the row's summary, which fills the cache), else libdw, else
  * the frame pointer.  Outermost frames are remembered in the cache too (a
@@ -99,9 +146,7 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	}
 	const module *m = space_find(s, pc);
 	if (!m)
-		return (flags & EHELF_UNWIND_FRAME_POINTER)
-			       ? frame_pointer_step(r, sp, rd, path)
-			       : EHELF_E_NOT_COVERED;
+		return uncovered_step(r, sp, exact, rd, flags, path);
 	const ehelf_object *o = module_object(m);
 	uint64_t sum = o ? ehelf_object_describe(o, pc - m->bias) : 0;
 	if (sum) {
@@ -143,8 +188,8 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		*path = EHELF_PATH_DWARF;
 		st = step_dwarf(m, pc - m->bias, r, &tmp, rd);
 	}
-	if (st == EHELF_E_NOT_COVERED && (flags & EHELF_UNWIND_FRAME_POINTER))
-		return frame_pointer_step(r, sp, rd, path);
+	if (st == EHELF_E_NOT_COVERED)
+		return uncovered_step(r, sp, exact, rd, flags, path);
 	if (st != EHELF_STEP)
 		return st;
 	bool signal = tmp.valid & EHELF_SIGNAL_FRAME;

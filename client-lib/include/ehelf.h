@@ -140,6 +140,10 @@ enum ehelf_frame_path {
 	EHELF_PATH_FRAME_POINTER = 3, /* no CFI covered the pc: guessed by the
 				       * frame-pointer chain (only with
 				       * EHELF_UNWIND_FRAME_POINTER) */
+	EHELF_PATH_PLT = 4,     /* no CFI covered the pc, the first
+				 * instruction of a PLT entry (lld gives
+				 * them none): the return address at the
+				 * stack pointer */
 };
 
 enum ehelf_frame_flags {

@@ -671,10 +671,11 @@ static char *cxx_demangle(const char *raw)
 		return __cxa_demangle(raw, NULL, NULL, &status);
 	if (raw[0] != '_' || raw[1] != 'Z')
 		return NULL;
-	/* Mangled names are [A-Za-z0-9_]; what follows (".cold",
-	 * "@GLIBCXX_3.4") is not printed without DMGL_PARAMS. */
+	/* Mangled names are [A-Za-z0-9_], and '$' inside identifiers (clang's
+	 * lambdas "$_0"); what follows (".cold", "@GLIBCXX_3.4") is not
+	 * printed without DMGL_PARAMS. */
 	size_t n = 2;
-	while (is_ident(raw[n]))
+	while (is_ident(raw[n]) || raw[n] == '$')
 		n++;
 	char *buf = malloc(n + 1);
 	if (!buf)

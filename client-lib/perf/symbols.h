@@ -21,7 +21,7 @@
  *  - C++ (and OCaml, legacy Rust) names are demangled like perf's default
  *    (libiberty without DMGL_PARAMS): "ns::Class::method", no parameters,
  *    no return type; kernel names are not demangled.  Not reproduced: Rust
- *    v0 ("_R...") names, which perf demangles, stay as stored.
+ *    v0 names ("_R...") are demangled by rust_v0.c.
  *
  * Ownership: a symtab owns its strings.  Thread-safe for lookups once built
  * (names are demangled on first use, published atomically).

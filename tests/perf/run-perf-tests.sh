@@ -6,7 +6,8 @@
 # -F comm,tid,time,event,ip,sym,symoff,dso --no-inline` (also on
 # compressed recordings, perf record -z, file and pipe; and recordings
 # with time spent in the vDSO, file and pipe; a program linked with lld,
-# whose segments share file pages): the same headers
+# whose segments share file pages; one sampled on a PLT entry without
+# CFI, by an execute breakpoint): the same headers
 # and kernel frames, at least 95% of the user stacks identical (a few
 # hundred samples each: one difference is 0.3-0.7%), and every differing
 # one explained by unwind_crosscheck (libunwind and libdw used directly on
@@ -50,6 +51,30 @@ readelf -lW "$T/shared_pages" | awk '$1 == "LOAD" && / R E / && $2 !~ /000$/ { x
 	bad "shared_pages: lld did not start the executable segment inside a page"
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o "$T/rec/lld.data" -- \
 	"$T/shared_pages" 40000 >/dev/null 2>&1
+# a program linked with lld, which gives PLT entries no CFI, recorded
+# with an execute breakpoint on one of them: every sample's pc is the
+# entry's first instruction, where the return address is at the stack
+# pointer (ehelf's PLT rule; libunwind's too, so perf's)
+plt=
+cc -O1 -g -no-pie -fuse-ld=lld -o "$T/plt_calls" "$here/data/shared_pages.c"
+pc=$(objdump -d "$T/plt_calls" | awk '/<strlen@plt>:$/ { print "0x" $1 }')
+covered=0
+for r in $(readelf --debug-dump=frames "$T/plt_calls" 2>/dev/null |
+	   sed -n 's/.* FDE .*pc=\([0-9a-f]*\)\.\.\([0-9a-f]*\)$/\1:\2/p'); do
+	if [ -n "$pc" ] && [ $((pc)) -ge $((0x${r%:*})) ] && [ $((pc)) -lt $((0x${r#*:})) ]; then
+		covered=1
+	fi
+done
+if [ -z "$pc" ]; then
+	bad "plt: no strlen@plt in the lld-linked program"
+elif [ $covered = 1 ]; then
+	bad "plt: lld gave its PLT entries CFI: the workload no longer tests the PLT rule"
+elif perf record -q -e "mem:$pc:x" -c 199 --call-graph dwarf -o "$T/rec/plt.data" -- \
+	"$T/plt_calls" 600 plt >/dev/null 2>"$T/plt.log"; then
+	plt=plt
+else
+	echo "  SKIP: plt: no execute breakpoints here ($(head -n 1 "$T/plt.log"))"
+fi
 # time in the vDSO: its symbols from perf's build-ID cache (file) or from
 # our own vDSO (pipe, as perf does)
 vd='import time
@@ -63,7 +88,7 @@ perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 export EHELF_PATH="$T/store"
 
 echo "== ehelf-perf script against perf script"
-for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld exec; do
+for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld $plt exec; do
 	f=$T/rec/$w.data
 	perf script -i "$f" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
 	if [ "$w" = pipe ] || [ "$w" = zpipe ] || [ "$w" = vpipe ]; then
@@ -79,6 +104,7 @@ for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld exec; d
 	# difference is explained
 	min=95
 	[ "$w" = exec ] && min=0
+	[ "$w" = plt ] && min=99 # every sample on a PLT entry
 	if "$build/tests/perf/script_compare" --min $min --oracle "$T/$w.oracle" --explained \
 		"$T/$w.perf" "$T/$w.ehelf" >"$T/$w.cmp"; then
 		ok "$w: $(tail -n 1 "$T/$w.cmp" | sed 's/^script_compare: //')"

@@ -156,7 +156,8 @@ printf 'void run_all(void);\nint main(void) { run_all(); return 0; }\n' > overla
 gcc -O0 -o overlap overlap.c overlap.S || fail "cannot build the overlap workload"
 
 # Names of every kind perf demangles or not (C++ special names, operators,
-# conversions, lambdas, clones, return types; legacy Rust; OCaml), and
+# conversions, lambdas (clang's "$_0" too, as in libLLVM), clones, return
+# types; legacy Rust; OCaml), and
 # labels of each visibility, in a library checked against perf probe -F.
 cat > names.txt <<'EOF'
 _ZN4core3fmt5write17h0123456789abcdefE
@@ -201,6 +202,9 @@ _Z5transIiEDTplfp_fp0_ET_S0_
 _ZNSt8functionIFvvEEC2IZ4mainEUlvE_vvEEOT_
 _ZGRN4grpc6Status2OKE_
 _Zfoo
+_ZZN12_GLOBAL__N_14SROA28propagateStoredValuesToLoadsERN4llvm10AllocaInstERNS_12AllocaSlicesEENK3$_0clEv
+_ZN4llvm12function_refIFbRKNS_5APIntEEE11callback_fnIZL11simplifyRemNS_11Instruction9BinaryOpsEPNS_5ValueESA_RKNS_13SimplifyQueryEjE3$_1EEblS3_
+_Z3foov$x
 EOF
 {
 	echo '	.text'

@@ -24,10 +24,13 @@
  * differs too is counted as "libunwind" (a limit of the library perf
  * unwinds with; only when ehelf used no libdw frame); one where libunwind
  * used directly agrees with ehelf (no guessed frame) and libdw differs is
- * counted as "libdw" (libdw's own limit: elfutils 0.188's default x86-64
+ * counted as "libdw" (libdw's own limits: elfutils 0.188's default x86-64
  * rules leave rbx undefined, which loses frames whose CFA is rbx-based,
- * e.g. ld.so's _dl_runtime_resolve_xsavec).  A difference in
- * names at the same address ("symbol") is never explained.  Of the "perf only" ones, those where libunwind reading
+ * e.g. ld.so's _dl_runtime_resolve_xsavec; and it has no rule for a pc on
+ * a PLT entry without CFI, as lld links them, where libunwind and ehelf
+ * take the return address at the stack pointer).  A difference in names
+ * at the same address ("symbol") is never explained.  Of the "perf only"
+ * ones, those where libunwind reading
  * the stack copy with perf's bound (its last 8 bytes unreadable) stops
  * early too are counted apart.
  * Prints the counts, the share of identical user stacks, and the first
@@ -272,7 +275,7 @@ int main(int argc, char **argv)
 		       "%zu guesses (no CFI; libdw agrees with ehelf), %zu libunwind "
 		       "(libdw agrees with ehelf, libunwind used directly differs "
 		       "too), %zu libdw (libunwind used directly agrees with ehelf, "
-		       "libdw differs: its rbx rule), %zu others", differing,
+		       "libdw differs: its rbx rule, PLT entries), %zu others", differing,
 		       perf_only, by_bound, guess, libunwind, libdw,
 		       differing - perf_only - guess - libunwind - libdw);
 	printf("\n");
