@@ -97,7 +97,9 @@ struct builder {
 	int32_t *log;		/* tree operations: node i inserted (i) or
 				 * erased (-1 - i), replayed when needed */
 	size_t nlog, caplog;
-	bool kernel;		/* kallsyms: no demangling, module-aware ends */
+	bool kernel;		/* kallsyms: module-aware ends, "\t[module]"
+				 * cut off */
+	bool plain;		/* names as stored (kallsyms, JIT maps) */
 	bool aliases;		/* keep every alias (SYMTAB_ALIASES) */
 	bool oom;
 };
@@ -881,7 +883,7 @@ static bool may_demangle(const char *raw)
 static const char *cand_name(struct builder *b, int32_t i)
 {
 	struct cand *c = &C(i);
-	if (b->kernel)
+	if (b->plain)
 		return c->raw;
 	if (!c->dem_done) {
 		c->dem = may_demangle(c->raw) ? perf_demangle(c->raw) : NULL;
@@ -1013,11 +1015,11 @@ static symtab *finish(struct builder *b, ehelf_err *err)
 		s->pool = malloc(pool + 1);
 		s->iv_start = malloc((2 * n + 1) * sizeof *s->iv_start);
 		s->iv_sym = malloc((2 * n + 1) * sizeof *s->iv_sym);
-		if (!b->kernel)
+		if (!b->plain)
 			s->names = calloc(n + 1, sizeof *s->names);
 	}
 	if (!s || !rank || !bounds || !reach || !s->syms || !s->pool ||
-	    !s->iv_start || !s->iv_sym || (!b->kernel && !s->names) ||
+	    !s->iv_start || !s->iv_sym || (!b->plain && !s->names) ||
 	    pool > UINT32_MAX || b->oom) {
 		free(rank);
 		free(bounds);
@@ -1043,7 +1045,7 @@ static symtab *finish(struct builder *b, ehelf_err *err)
 		y->start = t->start;
 		y->end = t->end;
 		y->plt = c->plt;
-		if (!b->kernel) {		/* else computed on first use */
+		if (!b->plain) {		/* else computed on first use */
 			if (!c->plt && !c->dem_done && !may_demangle(p))
 				s->names[k] = p;
 			else if (!c->plt && c->dem_done) {
@@ -1635,7 +1637,7 @@ symtab *symtab_load_kallsyms_file(const char *path, ehelf_err *err)
 	char *text = read_all(path, &size, err);
 	if (!text)
 		return NULL;
-	struct builder b = { .root = -1, .kernel = true };
+	struct builder b = { .root = -1, .kernel = true, .plain = true };
 	bool any_address = false;
 	/* "ADDRESS TYPE NAME[\t[MODULE]]\n": parsed by hand, as it is
 	 * 120,000 lines of it, which strtoull and friends take 3 times
@@ -1670,7 +1672,7 @@ symtab *symtab_load_kallsyms_file(const char *path, ehelf_err *err)
 	}
 	if (!any_address) {	/* addresses hidden: nothing usable */
 		builder_free(&b);
-		b = (struct builder){ .root = -1, .kernel = true };
+		b = (struct builder){ .root = -1, .kernel = true, .plain = true };
 	}
 	fixup_end(&b);
 	fixup_duplicate(&b);
@@ -1684,6 +1686,50 @@ symtab *symtab_load_kallsyms_file(const char *path, ehelf_err *err)
 symtab *symtab_load_kallsyms(ehelf_err *err)
 {
 	return symtab_load_kallsyms_file("/proc/kallsyms", err);
+}
+
+/*
+ * perf 6.1's dso__load_perf_map(), quirks included: each line as getline()
+ * returns it loses its last character (the newline, or the last one of a
+ * final line without it); START and SIZE are what strtoull(..., 16) makes
+ * of the text (leading blanks, a "0x"), each followed by one separator
+ * character, and a line is skipped unless at least 3 characters follow
+ * each of them (so a name has 2 or more); every symbol is inserted as it
+ * comes, [START, START + SIZE), none removed.
+ */
+symtab *symtab_load_perf_map(const char *path, ehelf_err *err)
+{
+	size_t size;
+	char *text = read_all(path, &size, err);
+	if (!text)
+		return NULL;
+	struct builder b = { .root = -1, .plain = true };
+	for (char *line = text, *end = text + size; line < end;) {
+		char *eol = memchr(line, '\n', (size_t)(end - line));
+		char *next = eol ? eol + 1 : end;
+		size_t line_len = (size_t)(next - line) - 1;
+		line[line_len] = '\0';
+		char *p;
+		uint64_t start = strtoull(line, &p, 16);
+		size_t len = (size_t)(p - line) + 1;
+		if (len + 2 < line_len) {
+			uint64_t sym_size = strtoull(line + len, &p, 16);
+			len = (size_t)(p - line) + 1;
+			if (len + 2 < line_len) {
+				int32_t c = cand_new(&b, start, sym_size, STB_GLOBAL,
+						     line + len);
+				if (c < 0)
+					break;
+				tree_log(&b, c, false);
+			}
+		}
+		line = next;
+	}
+	symtab *s = finish(&b, err);
+	free(text);
+	if (!s)
+		err_prefix(err, path);
+	return s;
 }
 
 /* ---- saved tables ------------------------------------------------------- */

@@ -20,8 +20,8 @@
  *  - overlapping symbols resolve as perf's red-black tree search does;
  *  - C++ (and OCaml, legacy Rust) names are demangled like perf's default
  *    (libiberty without DMGL_PARAMS): "ns::Class::method", no parameters,
- *    no return type; kernel names are not demangled.  Not reproduced: Rust
- *    v0 names ("_R...") are demangled by rust_v0.c.
+ *    no return type; Rust v0 ones ("_R...") too (rust_v0.h); kernel names
+ *    and JIT maps' are not demangled.
  *
  * Ownership: a symtab owns its strings.  Thread-safe for lookups once built
  * (names are demangled on first use, published atomically).
@@ -66,6 +66,17 @@ symtab *symtab_load_kallsyms(ehelf_err *err);
 /* The same from a copy of /proc/kallsyms at PATH (such as the one perf
  * record keeps in its build-ID cache). */
 symtab *symtab_load_kallsyms_file(const char *path, ehelf_err *err);
+
+/*
+ * The symbols a JIT lists in a perf map file ("/tmp/perf-PID.map": lines
+ * "START SIZE NAME", START and SIZE in hex, runtime addresses), as perf 6.1
+ * reads them for an executable mapping of anonymous memory: every line
+ * kept in file order (a later entry at the same address as an earlier one
+ * lies beside it in perf's tree, as code regenerated in place), names as
+ * written, a line without a name skipped.  NULL when the file cannot be
+ * read, with ERR set.
+ */
+symtab *symtab_load_perf_map(const char *path, ehelf_err *err);
 
 void symtab_free(symtab *s);
 

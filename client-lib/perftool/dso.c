@@ -103,6 +103,7 @@ dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len)
 		d->build_id_len = len;
 	}
 	d->saved_dir = t->saved[0] ? t->saved : NULL;
+	d->perf_map = !strncmp(path, "/tmp/perf-", 10);
 	dso_open(d);
 	d->next = t->bucket[b];
 	t->bucket[b] = d;
@@ -112,6 +113,10 @@ dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len)
 int dso_bias(dso *d, uint64_t start, uint64_t pgoff, bool exec, bool writable,
 	     uint64_t *bias)
 {
+	if (!d->usable && d->perf_map) { /* runtime addresses */
+		*bias = 0;
+		return 0;
+	}
 	return d->usable ? elf_file_load_bias(&d->elf, start, pgoff, exec,
 					      writable, bias)
 			 : ERR_NOTFOUND;
@@ -133,7 +138,10 @@ const char *dso_symbol(dso *d, uint64_t addr, uint64_t *off)
 {
 	if (!d->syms_tried) {
 		d->syms_tried = true;
-		if (d->usable) {
+		if (d->perf_map) { /* as perf: a text file, read each run */
+			ehelf_err err;
+			d->syms = symtab_load_perf_map(d->path, &err);
+		} else if (d->usable) {
 			ehelf_err err;
 			d->syms = symtab_load_elf_saved(d->path, d->build_id,
 							d->build_id_len,

@@ -28,6 +28,10 @@ typedef struct dso {
 	size_t build_id_len;
 	bool usable;            /* the file is readable and matches */
 	bool has_text;          /* has an executable PT_LOAD */
+	bool perf_map;          /* named "/tmp/perf-...": symbols from the
+				 * lines of a JIT's perf map, at runtime
+				 * addresses (bias 0 unless an ELF), as in
+				 * perf (symtab_load_perf_map) */
 	elf_file elf;           /* when usable */
 	const uint8_t *image;   /* the file's bytes (libelf's mapping) */
 	size_t image_size;
@@ -54,8 +58,8 @@ void dso_table_free(dso_table *t);
 dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len);
 
 /* Load bias of a mapping of D at runtime address START, file offset
- * PGOFF, executable if EXEC, writable if WRITABLE (elf_file_load_bias).
- * Returns 0 or ERR_NOTFOUND. */
+ * PGOFF, executable if EXEC, writable if WRITABLE (elf_file_load_bias; 0
+ * for a perf map that is no ELF file).  Returns 0 or ERR_NOTFOUND. */
 int dso_bias(dso *d, uint64_t start, uint64_t pgoff, bool exec, bool writable,
 	     uint64_t *bias);
 

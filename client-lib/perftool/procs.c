@@ -1,6 +1,7 @@
 /* procs.c - see procs.h. */
 #include "procs.h"
 
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,30 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 	return 0;
 }
 
+/*
+ * The name perf gives the mapping of record EV: an executable mapping of
+ * anonymous memory ("//anon", "/dev/zero...", "/anon_hugepage...", or
+ * MAP_HUGETLB) or of memory of no file ("[stack...", "[heap]",
+ * "/SYSV...") is "/tmp/perf-PID.map", the file where JITs list their
+ * code's symbols (perf's map__new; an MMAP record, which has no prot,
+ * counts as executable unless marked as data).  BUF holds it.
+ */
+static const char *map_name(const perf_event *ev, char *buf, size_t cap)
+{
+	const char *f = ev->mmap.filename;
+	bool exec = ev->type == PERF_RECORD_MMAP ? ev->mmap.exec
+						  : (ev->mmap.prot & PROT_EXEC) != 0;
+	bool anon = !strcmp(f, "//anon") || !strncmp(f, "/dev/zero", 9) ||
+		    !strncmp(f, "/anon_hugepage", 14) ||
+		    (ev->mmap.flags & MAP_HUGETLB);
+	bool no_file = !strncmp(f, "[stack", 6) || !strncmp(f, "/SYSV", 5) ||
+		       !strcmp(f, "[heap]");
+	if (!exec || !(anon || no_file))
+		return f;
+	snprintf(buf, cap, "/tmp/perf-%d.map", (int)ev->pid);
+	return buf;
+}
+
 int procs_record(procs *p, const perf_reader *r, const perf_event *ev)
 {
 	switch (ev->kind) {
@@ -314,12 +339,13 @@ int procs_record(procs *p, const perf_reader *r, const perf_event *ev)
 			return 0; /* the kernel's own maps */
 		const uint8_t *id = ev->mmap.build_id;
 		size_t n = ev->mmap.build_id_len;
-		if (!n)
+		if (!n && r)
 			n = perf_reader_build_id(r, ev->pid, ev->mmap.filename, &id);
+		char name[64];
 		return procs_mmap(p, ev->pid, ev->mmap.start, ev->mmap.len,
 				  ev->mmap.pgoff, ev->mmap.exec,
 				  (ev->mmap.prot & PROT_WRITE) != 0,
-				  ev->mmap.filename, id, n);
+				  map_name(ev, name, sizeof name), id, n);
 	}
 	default:
 		return 0;

@@ -79,8 +79,11 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 	       const uint8_t *build_id, size_t build_id_len);
 
 /* Apply record EV of reader R (COMM, FORK, EXIT, or MMAP of a process:
- * its build-ID from the record, else from R's BUILD_ID feature) with the
- * functions above; other records are left alone.  0 or ERR_NOMEM. */
+ * its build-ID from the record, else from R's BUILD_ID feature; R may be
+ * NULL) with the functions above; other records are left alone.  An
+ * executable mapping of anonymous memory or of no file (a JIT's code) is
+ * named "/tmp/perf-PID.map", as perf names it: the file where JITs list
+ * their symbols.  0 or ERR_NOMEM. */
 int procs_record(procs *p, const perf_reader *r, const perf_event *ev);
 
 /* The mapping of PR containing ADDR, or NULL. */

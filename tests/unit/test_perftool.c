@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -501,6 +503,80 @@ static void test_idle_objects(void)
 	CHECK(system(cmd) == 0);
 }
 
+/* MMAP record EV for a mapping named NAME at START of process PID. */
+static perf_event mmap_event(uint32_t type, uint32_t pid, uint64_t start,
+			     const char *name, uint32_t prot, uint32_t flags,
+			     bool data)
+{
+	perf_event ev = { .kind = PERF_EV_MMAP, .type = type, .pid = pid,
+			  .tid = pid };
+	ev.misc = data ? PERF_RECORD_MISC_MMAP_DATA : 0;
+	ev.mmap.start = start;
+	ev.mmap.len = 0x1000;
+	ev.mmap.pgoff = type == PERF_RECORD_MMAP2 ? start : 0;
+	ev.mmap.prot = prot;
+	ev.mmap.flags = flags;
+	ev.mmap.exec = (prot & PROT_EXEC) || !data;
+	ev.mmap.filename = name;
+	return ev;
+}
+
+/* JIT code: executable anonymous memory, or memory of no file, is named
+ * "/tmp/perf-PID.map" as perf names it, and its symbols come from that
+ * file (runtime addresses); other anonymous mappings keep their names. */
+static void test_jit_maps(void)
+{
+	dso_table *t = dso_table_new();
+	procs *p = procs_new(t);
+	CHECK(t && p);
+	if (!t || !p)
+		return;
+	/* a pid whose map file no one has, made by us ("x": not another's) */
+	uint32_t pid = 4000000 + (uint32_t)(getpid() % 100000);
+	char path[64];
+	FILE *f = NULL;
+	for (int k = 0; !f && k < 100; k++, pid++) {
+		snprintf(path, sizeof path, "/tmp/perf-%u.map", pid);
+		f = fopen(path, "wx");
+	}
+	pid--;
+	CHECK(f != NULL);
+	if (f) {
+		fputs("7f0000001100 20 jit_fn\n", f);
+		fclose(f);
+	}
+	struct { uint32_t type; uint64_t start; const char *name; uint32_t prot;
+		 uint32_t flags; bool data; bool jit; } cases[] = {
+		{ PERF_RECORD_MMAP2, 0x7f0000001000, "//anon", PROT_READ | PROT_EXEC, 0, false, true },
+		{ PERF_RECORD_MMAP2, 0x7f0000011000, "//anon", PROT_READ | PROT_WRITE, 0, true, false },
+		{ PERF_RECORD_MMAP2, 0x7f0000021000, "[stack]", PROT_READ | PROT_WRITE | PROT_EXEC, 0, false, true },
+		{ PERF_RECORD_MMAP2, 0x7f0000031000, "/dev/zero (deleted)", PROT_READ | PROT_EXEC, 0, false, true },
+		{ PERF_RECORD_MMAP2, 0x7f0000041000, "/memfd:x (deleted)", PROT_READ | PROT_EXEC, MAP_HUGETLB, false, true },
+		{ PERF_RECORD_MMAP2, 0x7f0000051000, "[heap]", PROT_READ | PROT_WRITE, 0, true, false },
+		{ PERF_RECORD_MMAP, 0x7f0000061000, "//anon", 0, 0, false, true },
+		{ PERF_RECORD_MMAP, 0x7f0000071000, "//anon", 0, 0, true, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		perf_event ev = mmap_event(cases[i].type, pid, cases[i].start,
+					   cases[i].name, cases[i].prot,
+					   cases[i].flags, cases[i].data);
+		CHECK(procs_record(p, NULL, &ev) == 0);
+		const pmap *m = proc_find(procs_proc(p, pid), cases[i].start);
+		CHECK(m != NULL);
+		if (m)
+			CHECK_STR(m->name, cases[i].jit ? path : cases[i].name);
+	}
+	const pmap *m = proc_find(procs_proc(p, pid), 0x7f0000001108);
+	CHECK(m && m->d && m->has_bias && m->bias == 0 && !m->d->usable);
+	uint64_t off = 0;
+	const char *name = m && m->d ? dso_symbol(m->d, 0x7f0000001108, &off) : NULL;
+	CHECK_STR(name ?: "(none)", "jit_fn");
+	CHECK_U64(off, 8);
+	unlink(path);
+	procs_free(p);
+	dso_table_free(t);
+}
+
 int main(void)
 {
 	/* what the tools save (cache_dir.h) goes to a directory of ours */
@@ -508,6 +584,7 @@ int main(void)
 	CHECK(mkdtemp(cache) != NULL);
 	setenv("XDG_CACHE_HOME", cache, 1);
 	test_spaces();
+	test_jit_maps();
 	test_symbol_memo();
 	test_kernel_syms();
 	test_idle_objects();

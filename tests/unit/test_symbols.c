@@ -850,9 +850,55 @@ static void test_threads(void)
 	symtab_free(t);
 }
 
+/* A JIT's perf map, read as perf 6.1 reads it (its quirks included). */
+static void test_perf_map(void)
+{
+	char path[] = "/tmp/test_symbols_map.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	static const char text[] =
+		"7f0000001000 40 jit_alpha\n"
+		"  0x7f0000002000 0x20 Lazy compile: *beta /x.js:1\n" /* blanks, 0x */
+		"7f0000003000 10 ab\n"          /* a 2-character name: skipped */
+		"7f0000003100 10 abc\n"
+		"7f0000004000\n"                /* no size, no name: skipped */
+		"\n"
+		"7f0000005000 0 empty\n"        /* size 0: its start only */
+		"7f0000005800 10 _Z3foov\n"
+		"7f0000006000 10 last";          /* no newline: loses a character */
+	CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+	close(fd);
+	ehelf_err err = { 0 };
+	symtab *t = symtab_load_perf_map(path, &err);
+	CHECK(t != NULL);
+	if (t) {
+		uint64_t off = 99;
+		CHECK_U64(symtab_size(t), 6);
+		CHECK_STR(symtab_find(t, 0x7f000000103full, &off) ?: "(none)", "jit_alpha");
+		CHECK_U64(off, 0x3f);
+		CHECK(symtab_find(t, 0x7f0000001040ull, &off) == NULL);
+		CHECK_STR(symtab_find(t, 0x7f0000002008ull, &off) ?: "(none)",
+			  "Lazy compile: *beta /x.js:1");	/* as written */
+		CHECK(symtab_find(t, 0x7f0000003000ull, &off) == NULL);
+		CHECK_STR(symtab_find(t, 0x7f0000003100ull, &off) ?: "(none)", "abc");
+		CHECK_STR(symtab_find(t, 0x7f0000005000ull, &off) ?: "(none)", "empty");
+		CHECK(symtab_find(t, 0x7f0000005001ull, &off) == NULL);
+		CHECK_STR(symtab_find(t, 0x7f0000006001ull, &off) ?: "(none)", "las");
+		/* nor demangled */
+		CHECK_STR(symtab_find(t, 0x7f0000005800ull, &off) ?: "(none)", "_Z3foov");
+		symtab_free(t);
+	}
+	unlink(path);
+	CHECK(symtab_load_perf_map(path, &err) == NULL);
+	CHECK_CONTAINS(err.msg, path);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
+	test_perf_map();
 	test_errors();
 	test_libc();
 	test_libstdcxx();
