@@ -178,7 +178,10 @@ enum {
  * says) through memory read by READ(ARG, addr, &value): another process,
  * or a snapshot.  Fills up to MAX frames, frame 0 being INITIAL; returns
  * their number (>= 1 when rip is valid), or a negative EHELF_E_* code.
- * Unwinding stops at the outermost frame, at a pc in no module, when a
+ * Unwinding stops at the outermost frame, at a pc no CFI covers (in no
+ * module, say: but for the first instruction of a PLT entry, where the
+ * return address is at the stack pointer, and with
+ * EHELF_UNWIND_FRAME_POINTER), when a
  * frame cannot be unwound (the frames so far are returned), when the stack
  * pointer does not move up (except through signal frames; from frame 0
  * it may stay level, here and in ehelf_unwind_snapshot, not locally), and

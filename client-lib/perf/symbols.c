@@ -1694,7 +1694,7 @@ symtab *symtab_load_kallsyms(ehelf_err *err)
  * final line without it); START and SIZE are what strtoull(..., 16) makes
  * of the text (leading blanks, a "0x"), each followed by one separator
  * character, and a line is skipped unless at least 3 characters follow
- * each of them (so a name has 2 or more); every symbol is inserted as it
+ * each of them (so a name has 3 or more); every symbol is inserted as it
  * comes, [START, START + SIZE), none removed.
  */
 symtab *symtab_load_perf_map(const char *path, ehelf_err *err)

@@ -73,8 +73,8 @@ symtab *symtab_load_kallsyms_file(const char *path, ehelf_err *err);
  * reads them for an executable mapping of anonymous memory: every line
  * kept in file order (a later entry at the same address as an earlier one
  * lies beside it in perf's tree, as code regenerated in place), names as
- * written, a line without a name skipped.  NULL when the file cannot be
- * read, with ERR set.
+ * written, a line with a name shorter than 3 characters skipped (perf's
+ * bounds).  NULL when the file cannot be read, with ERR set.
  */
 symtab *symtab_load_perf_map(const char *path, ehelf_err *err);
 

@@ -218,14 +218,16 @@ int procs_exit(procs *p, uint32_t pid, uint32_t tid)
 }
 
 int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
-	       uint64_t pgoff, bool exec, bool writable, const char *filename,
-	       const uint8_t *build_id, size_t build_id_len)
+	       uint64_t pgoff, bool exec, bool writable, bool identity,
+	       const char *filename, const uint8_t *build_id,
+	       size_t build_id_len)
 {
 	proc *pr = procs_proc(p, pid);
 	if (!pr || !len)
 		return pr ? 0 : ERR_NOMEM;
 	uint64_t end = start + len;
-	pmap m = { .start = start, .end = end, .pgoff = pgoff, .exec = exec };
+	pmap m = { .start = start, .end = end, .pgoff = pgoff, .exec = exec,
+		   .identity = identity };
 	/* the vDSO: a file where perf finds one (vdso_file.h), named as
 	 * recorded */
 	char vdso[4096];
@@ -307,9 +309,12 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
  * MAP_HUGETLB) or of memory of no file ("[stack...", "[heap]",
  * "/SYSV...") is "/tmp/perf-PID.map", the file where JITs list their
  * code's symbols (perf's map__new; an MMAP record, which has no prot,
- * counts as executable unless marked as data).  BUF holds it.
+ * counts as executable unless marked as data).  BUF holds it.  *IDENTITY:
+ * anonymous or of no file, executable or not (perf prints addresses there
+ * as they are, not as file offsets).
  */
-static const char *map_name(const perf_event *ev, char *buf, size_t cap)
+static const char *map_name(const perf_event *ev, char *buf, size_t cap,
+			    bool *identity)
 {
 	const char *f = ev->mmap.filename;
 	bool exec = ev->type == PERF_RECORD_MMAP ? ev->mmap.exec
@@ -319,6 +324,7 @@ static const char *map_name(const perf_event *ev, char *buf, size_t cap)
 		    (ev->mmap.flags & MAP_HUGETLB);
 	bool no_file = !strncmp(f, "[stack", 6) || !strncmp(f, "/SYSV", 5) ||
 		       !strcmp(f, "[heap]");
+	*identity = anon || no_file;
 	if (!exec || !(anon || no_file))
 		return f;
 	snprintf(buf, cap, "/tmp/perf-%d.map", (int)ev->pid);
@@ -342,10 +348,12 @@ int procs_record(procs *p, const perf_reader *r, const perf_event *ev)
 		if (!n && r)
 			n = perf_reader_build_id(r, ev->pid, ev->mmap.filename, &id);
 		char name[64];
+		bool identity;
+		const char *f = map_name(ev, name, sizeof name, &identity);
 		return procs_mmap(p, ev->pid, ev->mmap.start, ev->mmap.len,
 				  ev->mmap.pgoff, ev->mmap.exec,
-				  (ev->mmap.prot & PROT_WRITE) != 0,
-				  map_name(ev, name, sizeof name), id, n);
+				  (ev->mmap.prot & PROT_WRITE) != 0, identity, f,
+				  id, n);
 	}
 	default:
 		return 0;

@@ -31,6 +31,8 @@ typedef struct pmap {
 	uint64_t bias;         /* runtime - link-time; valid when has_bias */
 	bool has_bias;
 	bool exec;             /* mapped executable */
+	bool identity;         /* anonymous memory or memory of no file:
+				* perf prints its addresses as they are */
 	dso *d;                /* NULL for anonymous or special mappings */
 	const char *name;      /* the mapping's file name (dso path, or e.g.
 				* "[vdso]", "//anon") */
@@ -73,10 +75,11 @@ int procs_fork(procs *p, uint32_t pid, uint32_t tid, uint32_t ppid,
  * it); threads and mappings stay, as in perf. */
 int procs_exit(procs *p, uint32_t pid, uint32_t tid);
 /* A mapping; EXEC: mapped executable, WRITABLE: writable (when known:
- * MMAP2 records). */
+ * MMAP2 records), IDENTITY: of anonymous memory or of no file (pmap). */
 int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
-	       uint64_t pgoff, bool exec, bool writable, const char *filename,
-	       const uint8_t *build_id, size_t build_id_len);
+	       uint64_t pgoff, bool exec, bool writable, bool identity,
+	       const char *filename, const uint8_t *build_id,
+	       size_t build_id_len);
 
 /* Apply record EV of reader R (COMM, FORK, EXIT, or MMAP of a process:
  * its build-ID from the record, else from R's BUILD_ID feature; R may be

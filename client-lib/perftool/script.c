@@ -119,7 +119,8 @@ static script_frame user_frame(const proc *pr, uint64_t ip)
 	const pmap *m = pr ? proc_find(pr, ip) : NULL;
 	if (!m)
 		return f;
-	f.ip = ip - m->start + m->pgoff; /* as perf prints user frames */
+	if (!m->identity) /* as perf prints user frames: a file offset */
+		f.ip = ip - m->start + m->pgoff;
 	f.dso = m->name ? m->name : "[unknown]";
 	if (m->d && m->has_bias)
 		f.sym = dso_symbol(m->d, ip - m->bias, &f.off);

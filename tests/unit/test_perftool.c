@@ -35,7 +35,7 @@ static void map_file(procs *p, dso_table *t, uint32_t pid, uint64_t base,
 		uint64_t start = (base + d->segs[i].vaddr) & ~0xfffull;
 		uint64_t pgoff = d->segs[i].offset & ~0xfffull;
 		uint64_t end = base + d->segs[i].vaddr + d->segs[i].filesz;
-		CHECK(procs_mmap(p, pid, start, end - start, pgoff, true, false, path,
+		CHECK(procs_mmap(p, pid, start, end - start, pgoff, true, false, false, path,
 				 NULL, 0) == 0);
 	}
 }
@@ -60,9 +60,9 @@ static void test_spaces(void)
 	proc *child = procs_proc(p, 101);
 	CHECK(proc_space(child) == s);
 	unsigned gen = child->gen;
-	CHECK(procs_mmap(p, 101, 0x10000000, 0x21000, 0, false, true, "//anon",
+	CHECK(procs_mmap(p, 101, 0x10000000, 0x21000, 0, false, true, true, "//anon",
 			 NULL, 0) == 0);
-	CHECK(procs_mmap(p, 101, 0x7ffc00000000ull, 0x21000, 0, false, true,
+	CHECK(procs_mmap(p, 101, 0x7ffc00000000ull, 0x21000, 0, false, true, true,
 			 "[stack]", NULL, 0) == 0);
 	CHECK(proc_space(child) == s);
 	CHECK_U64(child->gen, gen);
@@ -79,7 +79,7 @@ static void test_spaces(void)
 
 	/* a data mapping over part of the code changes the space too */
 	gen = parent->gen;
-	CHECK(procs_mmap(p, 100, 0x7f0000000000ull, 0x1000, 0, false, true, "//anon",
+	CHECK(procs_mmap(p, 100, 0x7f0000000000ull, 0x1000, 0, false, true, true, "//anon",
 			 NULL, 0) == 0);
 	CHECK(parent->gen != gen);
 	CHECK(proc_space(parent) != NULL);
@@ -531,8 +531,16 @@ static void test_jit_maps(void)
 	CHECK(t && p);
 	if (!t || !p)
 		return;
-	/* a pid whose map file no one has, made by us ("x": not another's) */
-	uint32_t pid = 4000000 + (uint32_t)(getpid() % 100000);
+	/* a pid above pid_max (no process's), its map file made by us ("x":
+	 * never another's) */
+	unsigned long pid_max = 4194304;
+	FILE *pm = fopen("/proc/sys/kernel/pid_max", "r");
+	if (pm) {
+		if (fscanf(pm, "%lu", &pid_max) != 1)
+			pid_max = 4194304;
+		fclose(pm);
+	}
+	uint32_t pid = (uint32_t)pid_max + 1000 + (uint32_t)(getpid() % 1000);
 	char path[64];
 	FILE *f = NULL;
 	for (int k = 0; !f && k < 100; k++, pid++) {
@@ -563,9 +571,19 @@ static void test_jit_maps(void)
 		CHECK(procs_record(p, NULL, &ev) == 0);
 		const pmap *m = proc_find(procs_proc(p, pid), cases[i].start);
 		CHECK(m != NULL);
-		if (m)
+		if (m) {
 			CHECK_STR(m->name, cases[i].jit ? path : cases[i].name);
+			/* all anonymous or of no file: perf prints
+			 * addresses there as they are */
+			CHECK(m->identity);
+		}
 	}
+	/* a file's mapping is no identity */
+	perf_event file = mmap_event(PERF_RECORD_MMAP2, pid, 0x7f0000081000, "/usr/lib/x",
+				     PROT_READ | PROT_EXEC, 0, false);
+	CHECK(procs_record(p, NULL, &file) == 0);
+	const pmap *fm = proc_find(procs_proc(p, pid), 0x7f0000081000);
+	CHECK(fm && !fm->identity);
 	const pmap *m = proc_find(procs_proc(p, pid), 0x7f0000001108);
 	CHECK(m && m->d && m->has_bias && m->bias == 0 && !m->d->usable);
 	uint64_t off = 0;

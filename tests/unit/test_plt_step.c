@@ -19,7 +19,7 @@ enum { CODE = 0x401000, SP = 0x7ffd0000, RET = 0x402345 };
 static const uint8_t plt_entry[16] = { 0xff, 0x25, 0x3a, 0x2f, 0x00, 0x00,
 				       0x68, 0x03, 0x00, 0x00, 0x00,
 				       0xe9, 0xd0, 0xff, 0xff, 0xff };
-static uint8_t code[16];
+static uint8_t code[32]; /* two entries */
 
 /* Code bytes at CODE (any 8 of them), nothing else. */
 static int read_code(void *arg, uint64_t addr, uint64_t *value)
@@ -49,7 +49,8 @@ int main(void)
 	if (!s)
 		UNIT_DONE("test_plt_step");
 	ehelf_frame f[8] = { 0 };
-	memcpy(code, plt_entry, sizeof code);
+	memcpy(code, plt_entry, sizeof plt_entry);
+	memcpy(code + 16, plt_entry, sizeof plt_entry);
 
 	/* on the entry: the caller at [rsp], rsp + 8; then RET is in no
 	 * module and not a PLT entry: the end */
@@ -62,8 +63,13 @@ int main(void)
 	CHECK(f[1].path == EHELF_PATH_PLT);
 	CHECK(f[1].flags == 0);
 
-	/* inside the entry (the push), or other bytes: no rule */
+	/* the next entry too */
+	CHECK(unwind(s, CODE + 16, stack, 4, f, 8) == 2);
+
+	/* inside an entry (the push, the jmp: their bytes readable), or
+	 * other bytes: no rule */
 	CHECK(unwind(s, CODE + 6, stack, 4, f, 8) == 1);
+	CHECK(unwind(s, CODE + 11, stack, 4, f, 8) == 1);
 	code[11] = 0xe8;
 	CHECK(unwind(s, CODE, stack, 4, f, 8) == 1);
 	code[11] = 0xe9;

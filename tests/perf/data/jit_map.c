@@ -1,8 +1,10 @@
 /* A JIT for run-perf-tests.sh: it copies two functions of machine code
  * into anonymous executable memory (no CFI, frame pointers kept), lists
  * them in /tmp/perf-PID.map as JITs do for perf, and spends its time in
- * them.  perf names such mappings "/tmp/perf-PID.map" and their frames
- * from that file.  Prints the map's path; the test removes it. */
+ * them.  perf names such mappings "/tmp/perf-PID.map", their frames from
+ * that file, and prints their addresses as they are (the memory is shared:
+ * its file offset, 0, is not its address).  Prints the map's path; the
+ * test removes it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,7 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 200000;
 	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (code == MAP_FAILED) {
 		perror("jit_map: mmap");
 		return 1;
