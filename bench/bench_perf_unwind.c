@@ -12,20 +12,31 @@
  *    dwfl_report_elf at their biases and the same memory callback, as perf
  *    does.
  * The file is read once (the processes' mappings as at its end); each
- * method then unwinds every sample in a pass of its own, five times, the
- * methods taking turns.
+ * method then unwinds every sample in passes of its own, in blocks (a
+ * warm-up pass, then three timed), the methods' blocks taking turns, two
+ * rounds; the best pass counts.
  *
  * The stack copies are cold when a pass begins (flushed from the caches
- * before it), as they are for a tool reading a perf.data file.  So that
+ * before it), as they are for a tool reading a perf.data file; the
+ * method's own tables are as its previous pass left them, as in a long
+ * run.  So that
  * the figures can be read against what memory alone costs here, a pass
  * that only reads the part of each copy that ehelf's unwinding used (one
  * load per 64-byte line, in address order, which the hardware prefetches
  * best) is timed too: the floor, and the ratio of libdw's time to it.
  *
- * Usage: bench-perf-unwind FILE [NAME]
+ * With --hot, the unwinders' own work instead, memory out of the way:
+ * each sample unwound four times in a row by a method, the last three
+ * timed (the time-stamp counter read around them: some 30 cycles per
+ * sample, under 1.5 per frame), so that its stack copy and the method's
+ * tables for it are in the caches; three passes per method, in turns, the
+ * best counting.
+ *
+ * Usage: bench-perf-unwind FILE [NAME] [--hot]
  * Prints: NAME, samples, frames and ns/frame for each method, the ratios
  * libunwind/ehelf and libdw/ehelf, the floor and libdw/floor, and the
- * first passes' ns/frame.
+ * first passes' ns/frame (--hot: NAME, samples, then frames and ns/frame
+ * for each method and the two ratios).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -33,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 #include <immintrin.h>
+#include <x86intrin.h>
 
 #include "../client-lib/perf/perf_data.h"
 #include "../client-lib/perftool/dso.h"
@@ -136,7 +148,8 @@ static int unwind_one(proc_state *ps, const snap *s, int method,
 	return got > 0 ? got : 0;
 }
 
-enum { PASSES = 5 };
+/* Per method, ROUNDS blocks of 1 + BLOCK passes (see main). */
+enum { ROUNDS = 2, BLOCK = 3 };
 
 /* The stack copies out of every cache level, before a pass: each pass
  * finds them cold, as a tool reading a perf.data file does, whichever
@@ -174,10 +187,61 @@ static double floor_pass(const snap *snaps, const uint64_t *used, size_t n)
 	return t;
 }
 
+enum { HOT_PASSES = 3, HOT_REPEAT = 3 };
+
+/*
+ * The --hot passes: for each method in turns, each sample unwound once,
+ * then HOT_REPEAT more times, timed; the best pass of each method counts.
+ * Prints the result line.
+ */
+static void hot_passes(const char *name, const snap *snaps, size_t n,
+		       proc_state **of)
+{
+	double ns[3] = { 0 };
+	uint64_t frames[3] = { 0 };
+	for (int pass = 0; pass < HOT_PASSES; pass++)
+		for (int method = 0; method < 3; method++) {
+			uint64_t fr = 0, cycles = 0;
+			double t0 = now();
+			uint64_t c0 = __rdtsc();
+			for (size_t i = 0; i < n; i++) {
+				if (!of[i])
+					continue;
+				unwind_one(of[i], &snaps[i], method, NULL);
+				_mm_lfence();
+				uint64_t a = __rdtsc();
+				_mm_lfence();
+				for (int k = 0; k < HOT_REPEAT; k++)
+					fr += (uint64_t)unwind_one(of[i], &snaps[i],
+								   method, NULL);
+				_mm_lfence();
+				cycles += __rdtsc() - a;
+			}
+			/* the counter's ticks in ns, from the pass as a whole */
+			double ns_per_tick = (now() - t0) / (double)(__rdtsc() - c0);
+			double t = (double)cycles * ns_per_tick;
+			if (pass == 0 || t < ns[method]) {
+				ns[method] = t;
+				frames[method] = fr;
+			}
+		}
+	double per[3];
+	for (int m = 0; m < 3; m++)
+		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
+	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx\n",
+	       name, n, (unsigned long long)frames[0], per[0],
+	       (unsigned long long)frames[1], per[1],
+	       (unsigned long long)frames[2], per[2],
+	       per[0] > 0 ? per[1] / per[0] : 0, per[0] > 0 ? per[2] / per[0] : 0);
+}
+
 int main(int argc, char **argv)
 {
+	bool hot = argc > 1 && !strcmp(argv[argc - 1], "--hot");
+	if (hot)
+		argc--;
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: bench-perf-unwind FILE [NAME]\n");
+		fprintf(stderr, "usage: bench-perf-unwind FILE [NAME] [--hot]\n");
 		return 2;
 	}
 	const char *name = argc > 2 ? argv[2] : argv[1];
@@ -223,12 +287,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-perf-unwind: %s\n", err.msg);
 		return 1;
 	}
-	/* Five passes over all the samples for each method, the best one
-	 * counting (the first also pays for loading tables and first
-	 * touches).  The methods' passes take turns (ehelf, libunwind,
-	 * libdw, the floor, then again), so that a slow spell of this
-	 * machine (a shared one: memory-bound passes vary by up to 2x from
-	 * one minute to the next) weighs on all of them alike. */
+	/* Each method unwinds every sample in blocks of passes: a pass that
+	 * warms the method's own tables (untimed, but the very first is
+	 * shown: it also pays for loading them), then BLOCK timed passes,
+	 * the best one counting.  The stack copies are flushed before every
+	 * pass; the method's tables stay as warm as its own previous pass
+	 * left them, as in a run of the tool over many samples (passes of
+	 * the methods taking turns would have each one start from tables
+	 * the others evicted: a handicap for a method bound by memory, as
+	 * ehelf is, that no real run has).  The blocks take turns (ehelf,
+	 * libunwind, libdw, the floor, then again: ROUNDS rounds), so that
+	 * a slow spell of this machine (a shared one: memory-bound passes
+	 * vary by up to 2x from one minute to the next) weighs on all of
+	 * them alike. */
 	double ns[4] = { 0 }, first[3] = { 0 };
 	uint64_t frames[3] = { 0 };
 	proc_state **of = calloc(n + 1, sizeof *of);
@@ -239,37 +310,46 @@ int main(int argc, char **argv)
 			prepare(p, &snaps[i], method);
 	for (size_t i = 0; i < n; i++) /* states[] stays put now */
 		of[i] = state_of(p, snaps[i].pid);
+	if (hot) {
+		hot_passes(name, snaps, n, of);
+		goto out;
+	}
 	/* the bytes of each copy ehelf's frames span, from its first pass
 	 * (one store per sample), for the floor */
 	uint64_t *used = calloc(n + 1, sizeof *used);
 	if (!used)
 		return 1;
-	for (int pass = 0; pass < PASSES; pass++) {
-		for (int method = 0; method < 3; method++) {
-			uint64_t fr = 0;
-			bool spans = pass == 0 && method == 0;
-			flush_stacks(snaps, n);
-			double t0 = now();
-			for (size_t i = 0; i < n; i++)
-				if (of[i])
-					fr += (uint64_t)unwind_one(of[i], &snaps[i], method,
-								   spans ? &used[i] : NULL);
-			double t = now() - t0;
-			if (pass == 0)
-				first[method] = fr ? t / (double)fr : 0;
-			if (pass == 0 || t < ns[method]) {
-				ns[method] = t;
-				frames[method] = fr;
+	for (int round = 0; round < ROUNDS; round++) {
+		for (int method = 0; method < 3; method++)
+			for (int pass = 0; pass <= BLOCK; pass++) {
+				uint64_t fr = 0;
+				bool spans = round == 0 && pass == 0 && method == 0;
+				flush_stacks(snaps, n);
+				double t0 = now();
+				for (size_t i = 0; i < n; i++)
+					if (of[i])
+						fr += (uint64_t)unwind_one(of[i], &snaps[i], method,
+									   spans ? &used[i] : NULL);
+				double t = now() - t0;
+				if (round == 0 && pass == 0)
+					first[method] = fr ? t / (double)fr : 0;
+				if (pass == 0) /* the block's warm-up */
+					continue;
+				if ((round == 0 && pass == 1) || t < ns[method]) {
+					ns[method] = t;
+					frames[method] = fr;
+				}
 			}
-		}
-		if (pass == 0)
+		if (round == 0)
 			for (size_t i = 0; i < n; i++)
 				if (used[i] > snaps[i].size)
 					used[i] = snaps[i].size;
-		flush_stacks(snaps, n);
-		double t = floor_pass(snaps, used, n);
-		if (pass == 0 || t < ns[3])
-			ns[3] = t;
+		for (int pass = 0; pass < BLOCK; pass++) {
+			flush_stacks(snaps, n);
+			double t = floor_pass(snaps, used, n);
+			if ((round == 0 && pass == 0) || t < ns[3])
+				ns[3] = t;
+		}
 	}
 	free(used);
 	double per[3];
@@ -282,6 +362,7 @@ int main(int argc, char **argv)
 	       per[1], (unsigned long long)frames[2], per[2],
 	       per[0] > 0 ? per[1] / per[0] : 0, per[0] > 0 ? per[2] / per[0] : 0,
 	       floor, floor > 0 ? per[2] / floor : 0, first[0], first[1], first[2]);
+out:
 	for (size_t i = 0; i < nstates; i++) {
 		lu_remote_free(states[i].as);
 		libdw_unwinder_free(states[i].dw);

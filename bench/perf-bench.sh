@@ -8,6 +8,8 @@
 #      (bench-perf-unwind);
 #      and the memory floor: only reading, in address order, the part of
 #      each (cold) stack copy that the unwinding spans;
+#      then the same hot: each sample unwound again and again, its copy
+#      and the method's tables in the caches (the unwinders' own work);
 #  (b) the whole command: `ehelf-perf script` against `perf script
 #      --no-inline`, same file, same fields, output to /dev/null (best of 5;
 #      ehelf-perf's first run, which makes its saved symbol tables, shown too);
@@ -34,13 +36,22 @@ export EHELF_PATH="$T/store"
 export XDG_CACHE_HOME="$T/cache"
 
 echo "(a) unwinding alone, ns per frame (same samples, same reader; the stack"
-echo "    copies flushed from the caches before each pass; best of 5 passes,"
-echo "    the methods taking turns; the first pass in parentheses); floor:"
-echo "    reading the stack bytes the frames span, and no more, in address order"
+echo "    copies flushed from the caches before each pass; per method, blocks"
+echo "    of a warm-up pass and 3 timed ones, the blocks taking turns, 2 rounds;"
+echo "    the best pass; the very first in parentheses); floor: reading the"
+echo "    stack bytes the frames span, and no more, in address order"
 printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s\n' workload samples \
 	frames ehelf frames libunw frames libdw libunw/ libdw/ floor libdw/fl
 for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w"
+done
+echo "    hot: each sample unwound 4 times in a row, the last 3 timed (its copy"
+echo "    and the method's tables in the caches: the unwinders' own work);"
+echo "    best of 3 passes, the methods taking turns"
+printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload samples \
+	frames ehelf frames libunw frames libdw libunw/ libdw/
+for w in $workloads; do
+	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w" --hot
 done
 
 first="" # the first of best()'s times
