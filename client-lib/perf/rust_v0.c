@@ -45,6 +45,10 @@ typedef struct v0 {
 	uint64_t binders;  /* lifetimes bound by the enclosing for<...> */
 	char *out;
 	size_t len, cap;
+	char *ident;       /* the last punycode identifier, decoded (UTF-8) */
+	size_t ident_cap;
+	size_t ident_raw;  /* the last identifier's bytes as mangled: an
+			    * empty decoding of some still prints "::" */
 } v0;
 
 /* ---- output ------------------------------------------------------------- */
@@ -166,15 +170,138 @@ static uint64_t decimal(v0 *v)
 	return x;
 }
 
-/* An identifier's bytes: [s<base62>] ["u"] <decimal> ["_"] <bytes>.
- * Punycode ("u") is not handled: an error. */
-static void ident(v0 *v, uint64_t *dis, const char **p, size_t *k)
+/* Punycode (RFC 3492) parameters. */
+enum { PUNY_BASE = 36, PUNY_TMIN = 1, PUNY_TMAX = 26, PUNY_SKEW = 38,
+       PUNY_DAMP = 700, PUNY_BIAS = 72, PUNY_N = 0x80,
+       PUNY_MAX_POINTS = 4096 };
+
+static uint32_t puny_adapt(uint32_t delta, uint32_t points, bool first)
 {
-	*dis = opt_base62(v, 's');
-	if (peek(v) == 'u') {
+	delta = first ? delta / PUNY_DAMP : delta / 2;
+	delta += delta / points;
+	uint32_t k = 0;
+	while (delta > ((PUNY_BASE - PUNY_TMIN) * PUNY_TMAX) / 2) {
+		delta /= PUNY_BASE - PUNY_TMIN;
+		k += PUNY_BASE;
+	}
+	return k + (PUNY_BASE - PUNY_TMIN + 1) * delta / (delta + PUNY_SKEW);
+}
+
+/*
+ * A punycode identifier's K bytes at P, decoded into v->ident as UTF-8
+ * (*P, *K replaced).  In v0 the basic code points come before the last
+ * '_' (punycode's '-'), the encoded ones after it; none before when there
+ * is no '_'.  Malformed input (nothing after the '_', a bad digit,
+ * overflow): an error, as in libiberty; input ending inside a delta leaves
+ * the identifier empty, as libiberty prints it.  A decoded code point that
+ * is no Unicode scalar value is an error here, where libiberty prints
+ * bytes that are no UTF-8 (rustc never makes either).
+ */
+static void punycode(v0 *v, const char **p, size_t *k)
+{
+	const char *s = *p;
+	size_t n = *k, basic = 0, pos = 0;
+	for (size_t j = n; j > 0; j--)
+		if (s[j - 1] == '_') {
+			basic = j - 1;
+			pos = j;
+			break;
+		}
+	if (n > PUNY_MAX_POINTS || pos == n) { /* too long; nothing encoded */
 		v->err = true;
 		return;
 	}
+	uint32_t cp[PUNY_MAX_POINTS];
+	size_t len = 0;
+	for (; len < basic; len++)
+		cp[len] = (unsigned char)s[len];
+	uint32_t code = PUNY_N, bias = PUNY_BIAS, i = 0;
+	bool bad = false; /* a code point that is no scalar value */
+	for (bool cut = false; pos < n && !cut;) {
+		uint32_t old = i, w = 1;
+		for (uint32_t kk = PUNY_BASE;; kk += PUNY_BASE) {
+			if (pos >= n) {
+				cut = true;
+				break;
+			}
+			char c = s[pos++];
+			uint32_t d = c >= 'a' && c <= 'z' ? (uint32_t)(c - 'a') :
+				     c >= '0' && c <= '9' ? (uint32_t)(c - '0') + 26 :
+				     PUNY_BASE;
+			if (d >= PUNY_BASE || d > (UINT32_MAX - i) / w) {
+				v->err = true;
+				return;
+			}
+			i += d * w;
+			uint32_t t = kk <= bias ? PUNY_TMIN :
+				     kk >= bias + PUNY_TMAX ? PUNY_TMAX : kk - bias;
+			if (d < t)
+				break;
+			if (w > UINT32_MAX / (PUNY_BASE - t)) {
+				v->err = true;
+				return;
+			}
+			w *= PUNY_BASE - t;
+		}
+		if (cut) {
+			len = 0;
+			break;
+		}
+		bias = puny_adapt(i - old, (uint32_t)len + 1, old == 0);
+		if (i / (len + 1) > UINT32_MAX - code || len >= PUNY_MAX_POINTS) {
+			v->err = true;
+			return;
+		}
+		code += i / (uint32_t)(len + 1);
+		i %= (uint32_t)(len + 1);
+		bad |= code > 0x10ffff || (code >= 0xd800 && code < 0xe000);
+		memmove(&cp[i + 1], &cp[i], (len - i) * sizeof *cp);
+		cp[i++] = code;
+		len++;
+	}
+	if (bad && len) {
+		v->err = true;
+		return;
+	}
+	if (v->ident_cap < 4 * len + 1) {
+		char *b = realloc(v->ident, 4 * len + 1);
+		if (!b) {
+			v->err = true;
+			return;
+		}
+		v->ident = b;
+		v->ident_cap = 4 * len + 1;
+	}
+	char *o = v->ident;
+	for (size_t j = 0; j < len; j++) {
+		uint32_t c = cp[j];
+		if (c < 0x80) {
+			*o++ = (char)c;
+		} else if (c < 0x800) {
+			*o++ = (char)(0xc0 | c >> 6);
+			*o++ = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			*o++ = (char)(0xe0 | c >> 12);
+			*o++ = (char)(0x80 | (c >> 6 & 0x3f));
+			*o++ = (char)(0x80 | (c & 0x3f));
+		} else {
+			*o++ = (char)(0xf0 | c >> 18);
+			*o++ = (char)(0x80 | (c >> 12 & 0x3f));
+			*o++ = (char)(0x80 | (c >> 6 & 0x3f));
+			*o++ = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	*p = v->ident;
+	*k = (size_t)(o - v->ident);
+}
+
+/* An identifier's bytes: [s<base62>] ["u"] <decimal> ["_"] <bytes>, "u"
+ * marking punycode (decoded: *P then points into v->ident, valid until
+ * the next identifier). */
+static void ident(v0 *v, uint64_t *dis, const char **p, size_t *k)
+{
+	*dis = opt_base62(v, 's');
+	bool puny = eat(v, 'u');
 	uint64_t len = decimal(v);
 	eat(v, '_');
 	if (v->err || len > v->n - v->pos) {
@@ -183,7 +310,10 @@ static void ident(v0 *v, uint64_t *dis, const char **p, size_t *k)
 	}
 	*p = v->s + v->pos;
 	*k = (size_t)len;
+	v->ident_raw = (size_t)len;
 	v->pos += (size_t)len;
+	if (puny)
+		punycode(v, p, k);
 }
 
 /* ---- the grammar ----------------------------------------------------------- */
@@ -556,14 +686,14 @@ static void path(v0 *v, bool in_value)
 			puts_(v, ns == 'C' ? "closure" : ns == 'S' ? "shim" : "");
 			if (ns != 'C' && ns != 'S')
 				put(v, &ns, 1);
-			if (k) {
+			if (v->ident_raw) {
 				puts_(v, ":");
 				put(v, p, k);
 			}
 			puts_(v, "#");
 			put_u64(v, dis);
 			puts_(v, "}");
-		} else if (k) {
+		} else if (v->ident_raw) {
 			puts_(v, "::");
 			put(v, p, k);
 		}
@@ -627,6 +757,7 @@ char *rust_v0_demangle(const char *raw)
 		path(&v, false);
 		v.mute--;
 	}
+	free(v.ident);
 	if (v.err || v.pos != v.n || !v.out) {
 		free(v.out);
 		return NULL;

@@ -9,9 +9,9 @@
  *
  * Written from the mangling's specification (the Rust reference, "Symbol
  * Mangling v0"), checked against c++filt (the same demangler, verbose) and
- * perf itself in the tests.  Not handled (the name then stays mangled):
- * punycode identifiers, and consts of types other than integers, bool and
- * char.
+ * perf itself in the tests.  Punycode identifiers (non-ASCII names) are
+ * printed in UTF-8.  Not handled (the name then stays mangled): consts of
+ * types other than integers, bool and char.
  */
 #ifndef EHELF_PERF_RUST_V0_H
 #define EHELF_PERF_RUST_V0_H

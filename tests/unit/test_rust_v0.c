@@ -5,7 +5,7 @@
  * disambiguators and const type suffixes: real names of Rust 1.95's
  * standard library and a program, and made-up ones for every production
  * (paths, impls, closures, generics, every type constructor, consts,
- * binders, dyn with associated types, backrefs).  Then robustness: every
+ * binders, dyn with associated types, backrefs, punycode identifiers).  Then robustness: every
  * truncation and many corruptions of them give a name or NULL, never a
  * crash (also under ASan+UBSan), and nesting is bounded.
  */
@@ -101,6 +101,19 @@ static const struct {
 	{ "_RNvXCs1234_3fooNtB2_3FooNtB2_5Trait3new", "<foo::Foo as foo::Trait>::new" },
 	{ "_RNvYNtCs1234_3foo3FooNtB4_5Trait3new", "<foo::Foo as foo::Trait>::new" },
 	{ "_RINvCs1234_3foo3barFG_RL0_hEuEB2_", "foo::bar::<for<'a> fn(&'a u8)>" },
+	/* punycode identifiers ("u"): before the last '_' the ASCII part,
+	 * after it the encoded code points; libiberty prints UTF-8 */
+	{ "_RNvCslYkRFNSxkJC_5crateu6f_1gaa", "crate::f\xc3\xb6\xc3\xb6" },
+	{ "_RNvNvCslYkRFNSxkJC_5crateu6f_1gaa3fun", "crate::f\xc3\xb6\xc3\xb6::fun" },
+	{ "_RNvCslYkRFNSxkJC_5crateu3t2g", "crate::\xe2\x84\x9d" },
+	{ "_RNvCslYkRFNSxkJC_5crateu10wgv71a119e",
+	  "crate::\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e" },
+	{ "_RNvCslYkRFNSxkJC_5crateu6a__yka", "crate::a_\xc3\xbc" },
+	{ "_RNvCslYkRFNSxkJC_5crateu13ncd_ska2e7a2c", "crate::\xc3\x9cn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9" },
+	{ "_RNvCslYkRFNSxkJC_5crateu7p61h2ao", "crate::\xf0\x9d\x94\x98\xf0\x9d\x94\xab\xf0\x9d\x94\xa6" },
+	{ "_RNCNvCslYkRFNSxkJC_5crateu6f_1gaa0B3_", "crate::f\xc3\xb6\xc3\xb6::{closure#0}" },
+	/* ending inside a delta: libiberty prints the identifier empty */
+	{ "_RNvCslYkRFNSxkJC_5crateu4zzzz", "crate::" },
 };
 
 /* not v0 names, or not ones this demangler prints */
@@ -109,6 +122,9 @@ static const char *const refused[] = {
 	"_RNvCskK7mfDs1mzF_1m4work$LT$", "_RNvCs1234_3foou3caf_4abc",
 	"_RNvNCNvCs1234_3foo3bars0_0B4_", "_RB_", "_RNvB0_3foo",
 	"_RINvCs1234_3foo3barKjg_EB2_",
+	/* punycode: nothing encoded after the '_', a bad digit */
+	"_RNvCslYkRFNSxkJC_5crateu1__", "_RNvCslYkRFNSxkJC_5crateu2x_",
+	"_RNvCslYkRFNSxkJC_5crateu3_A1b",
 };
 
 /* "B<base62>" for position AT (base62: 0 is "_", N is N-1 in digits and
