@@ -27,16 +27,19 @@
  *
  * With --hot, the unwinders' own work instead, memory out of the way:
  * each sample unwound four times in a row by a method, the last three
- * timed (the time-stamp counter read around them: some 30 cycles per
- * sample, under 1.5 per frame), so that its stack copy and the method's
- * tables for it are in the caches; three passes per method, in turns, the
- * best counting.
+ * timed (the time-stamp counter read around them; the cost of that
+ * timing, measured by as many empty timed regions, taken out), so that
+ * its stack copy and the method's tables for it are in the caches; three
+ * passes per method, in turns, the best counting.  ehelf there is called
+ * without EHELF_UNWIND_COLD_SNAPSHOT, as for a copy just made (an
+ * in-process sampler's), and also with it, as ehelf-perf calls it (the
+ * last column: what prefetching a copy in the caches costs).
  *
  * Usage: bench-perf-unwind FILE [NAME] [--hot]
  * Prints: NAME, samples, frames and ns/frame for each method, the ratios
  * libunwind/ehelf and libdw/ehelf, the floor and libdw/floor, and the
  * first passes' ns/frame (--hot: NAME, samples, then frames and ns/frame
- * for each method and the two ratios).
+ * for each method, the two ratios, and ehelf's ns/frame with the flag).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -68,6 +71,10 @@ static double now(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
+
+/* The methods: ehelf as ehelf-perf calls it (the copy cold: prefetched),
+ * libunwind, libdw, and (--hot only) ehelf for a copy in the caches. */
+enum { EHELF = 0, LIBUNWIND = 1, LIBDW = 2, EHELF_WARM = 3 };
 
 /* ---- per process: the three unwinders' state ----------------------------- */
 
@@ -103,11 +110,11 @@ static void prepare(procs *p, const snap *s, int method)
 	proc_state *ps = state_of(p, s->pid);
 	if (!ps)
 		return;
-	if (method == 0)
+	if (method == EHELF)
 		proc_space(ps->pr);
-	if (method == 1 && !ps->as)
+	if (method == LIBUNWIND && !ps->as)
 		ps->as = lu_remote_new();
-	if (method == 2 && !ps->dw_tried) {
+	if (method == LIBDW && !ps->dw_tried) {
 		ps->dw_tried = true;
 		libdw_module *mods = calloc(ps->pr->n + 1, sizeof *mods);
 		size_t k = 0;
@@ -129,16 +136,18 @@ static int unwind_one(proc_state *ps, const snap *s, int method,
 	sample_mem mem = { .stack = s->stack, .sp = s->regs.r[EHELF_RSP],
 			   .size = s->size, .pr = ps->pr };
 	int got = 0;
-	if (method == 0) {
+	if (method == EHELF || method == EHELF_WARM) {
 		ehelf_frame f[MAXF];
 		sample_mem files = { .pr = ps->pr };
+		/* as ehelf-perf (sample_unwind.c) */
+		unsigned flags = EHELF_UNWIND_FRAME_POINTER |
+				 (method == EHELF ? EHELF_UNWIND_COLD_SNAPSHOT : 0);
 		got = ehelf_unwind_snapshot(proc_space(ps->pr), &s->regs, s->stack,
 					    s->regs.r[EHELF_RSP], s->size, sample_read,
-					    &files, f, MAXF,
-					    EHELF_UNWIND_FRAME_POINTER); /* as ehelf-perf */
+					    &files, f, MAXF, flags);
 		if (used) /* up to the last frame's return address and sp */
 			*used = got > 0 ? f[got - 1].sp - f[0].sp + 8 : 0;
-	} else if (method == 1) {
+	} else if (method == LIBUNWIND) {
 		uint64_t pcs[MAXF];
 		got = lu_remote_unwind(ps->as, ps->pr, &s->regs, &mem, pcs, MAXF);
 	} else if (ps->dw) {
@@ -189,19 +198,39 @@ static double floor_pass(const snap *snaps, const uint64_t *used, size_t n)
 
 enum { HOT_PASSES = 3, HOT_REPEAT = 3 };
 
+/* The time-stamp counter's ticks that N empty timed regions, timed as
+ * hot_passes() times its samples, take: the timing's own cost, taken out
+ * of the methods' times (some 30 ticks a region here: a few percent of a
+ * hot sample's unwinding by ehelf, nothing for the libraries). */
+static uint64_t timing_overhead(size_t n)
+{
+	uint64_t ticks = 0;
+	for (size_t i = 0; i < n; i++) {
+		_mm_lfence();
+		uint64_t a = __rdtsc();
+		_mm_lfence();
+		_mm_lfence();
+		ticks += __rdtsc() - a;
+	}
+	return ticks;
+}
+
 /*
  * The --hot passes: for each method in turns, each sample unwound once,
- * then HOT_REPEAT more times, timed; the best pass of each method counts.
- * Prints the result line.
+ * then HOT_REPEAT more times, timed (the timing's own cost taken out);
+ * the best pass of each method counts.  ehelf twice: as ehelf-perf calls
+ * it (EHELF_UNWIND_COLD_SNAPSHOT: its copy prefetched, for nothing here)
+ * and as the caller of a copy in the caches would (EHELF_WARM, the
+ * figure compared).  Prints the result line.
  */
 static void hot_passes(const char *name, const snap *snaps, size_t n,
 		       proc_state **of)
 {
-	double ns[3] = { 0 };
-	uint64_t frames[3] = { 0 };
+	double ns[4] = { 0 };
+	uint64_t frames[4] = { 0 };
 	for (int pass = 0; pass < HOT_PASSES; pass++)
-		for (int method = 0; method < 3; method++) {
-			uint64_t fr = 0, cycles = 0;
+		for (int method = 0; method < 4; method++) {
+			uint64_t fr = 0, cycles = 0, timed = 0;
 			double t0 = now();
 			uint64_t c0 = __rdtsc();
 			for (size_t i = 0; i < n; i++) {
@@ -216,7 +245,10 @@ static void hot_passes(const char *name, const snap *snaps, size_t n,
 								   method, NULL);
 				_mm_lfence();
 				cycles += __rdtsc() - a;
+				timed++;
 			}
+			uint64_t over = timing_overhead(timed);
+			cycles = cycles > over ? cycles - over : 0;
 			/* the counter's ticks in ns, from the pass as a whole */
 			double ns_per_tick = (now() - t0) / (double)(__rdtsc() - c0);
 			double t = (double)cycles * ns_per_tick;
@@ -225,14 +257,16 @@ static void hot_passes(const char *name, const snap *snaps, size_t n,
 				frames[method] = fr;
 			}
 		}
-	double per[3];
-	for (int m = 0; m < 3; m++)
+	double per[4];
+	for (int m = 0; m < 4; m++)
 		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
-	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx\n",
-	       name, n, (unsigned long long)frames[0], per[0],
-	       (unsigned long long)frames[1], per[1],
-	       (unsigned long long)frames[2], per[2],
-	       per[0] > 0 ? per[1] / per[0] : 0, per[0] > 0 ? per[2] / per[0] : 0);
+	double e = per[EHELF_WARM];
+	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx %8.1f\n",
+	       name, n, (unsigned long long)frames[EHELF_WARM], e,
+	       (unsigned long long)frames[LIBUNWIND], per[LIBUNWIND],
+	       (unsigned long long)frames[LIBDW], per[LIBDW],
+	       e > 0 ? per[LIBUNWIND] / e : 0, e > 0 ? per[LIBDW] / e : 0,
+	       per[EHELF]);
 }
 
 int main(int argc, char **argv)
@@ -323,7 +357,7 @@ int main(int argc, char **argv)
 		for (int method = 0; method < 3; method++)
 			for (int pass = 0; pass <= BLOCK; pass++) {
 				uint64_t fr = 0;
-				bool spans = round == 0 && pass == 0 && method == 0;
+				bool spans = round == 0 && pass == 0 && method == EHELF;
 				flush_stacks(snaps, n);
 				double t0 = now();
 				for (size_t i = 0; i < n; i++)

@@ -9,7 +9,8 @@
 #      and the memory floor: only reading, in address order, the part of
 #      each (cold) stack copy that the unwinding spans;
 #      then the same hot: each sample unwound again and again, its copy
-#      and the method's tables in the caches (the unwinders' own work);
+#      and the method's tables in the caches (the unwinders' own work;
+#      ehelf called as for a copy just made, and as ehelf-perf calls it);
 #  (b) the whole command: `ehelf-perf script` against `perf script
 #      --no-inline`, same file, same fields, output to /dev/null (best of 5;
 #      ehelf-perf's first run, which makes its saved symbol tables, shown too);
@@ -46,10 +47,12 @@ for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w"
 done
 echo "    hot: each sample unwound 4 times in a row, the last 3 timed (its copy"
-echo "    and the method's tables in the caches: the unwinders' own work);"
-echo "    best of 3 passes, the methods taking turns"
-printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload samples \
-	frames ehelf frames libunw frames libdw libunw/ libdw/
+echo "    and the method's tables in the caches: the unwinders' own work; the"
+echo "    timing's own cost taken out); best of 3 passes, the methods taking"
+echo "    turns; ehelf as for a copy just made (no EHELF_UNWIND_COLD_SNAPSHOT),"
+echo "    and in the last column as ehelf-perf calls it (prefetching the copy)"
+printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload samples \
+	frames ehelf frames libunw frames libdw libunw/ libdw/ "ehelf,pf"
 for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w" --hot
 done

@@ -47,8 +47,9 @@ static int step_dwarf(const module *cm, uint64_t pc, const ehelf_regs *in,
 
 /* DST = SRC by eight-byte moves: SRC's registers were usually just stored
  * one by one, and a wider load spanning two stores stalls (see
- * entry_gen.c); so no vectorizing here. */
-__attribute__((optimize("no-tree-vectorize")))
+ * entry_gen.c); so no vectorizing here, nor a call to memcpy (which GCC
+ * makes of the loop otherwise, and which copies with wide loads). */
+__attribute__((optimize("no-tree-vectorize", "no-tree-loop-distribute-patterns")))
 static void regs_copy(ehelf_regs *dst, const ehelf_regs *src)
 {
 	for (int i = 0; i < EHELF_NREGS; i++)
@@ -326,17 +327,19 @@ int ehelf_unwind_snapshot(const ehelf_space *s, const ehelf_regs *initial,
 {
 	snapshot sn = { .addr = stack_addr, .size = stack ? stack_size : 0,
 			.data = stack, .read = read, .arg = arg };
-	/* A snapshot is usually cold (a perf.data sample read for the first
-	 * time), and each frame's loads wait for the previous frame's: asking
-	 * for the whole copy at once (up to perf's default 8 KiB) overlaps
-	 * those misses.  On the bench's perf.data samples, the copies flushed
-	 * from the caches, 8 KiB beat 0, 1, 2 and 4 KiB on all four
-	 * workloads (an ad hoc comparison; figures in the message of the
-	 * commit that chose it).  Larger copies (perf record --call-graph
-	 * dwarf,SIZE) are not asked for beyond 8 KiB: their outer part is
-	 * rarely used. */
-	for (size_t o = 0; o < sn.size && o < 8192; o += 64)
-		__builtin_prefetch((const char *)stack + o);
+	/* A cold snapshot (a perf.data sample read for the first time):
+	 * each frame's loads wait for the previous frame's, so asking for
+	 * the whole copy at once (up to perf's default 8 KiB) overlaps those
+	 * misses.  On the bench's perf.data samples, the copies flushed from
+	 * the caches, 8 KiB beat 0, 1, 2 and 4 KiB on all four workloads (an
+	 * ad hoc comparison; figures in the message of the commit that chose
+	 * it).  Larger copies (perf record --call-graph dwarf,SIZE) are not
+	 * asked for beyond 8 KiB: their outer part is rarely used.  A copy
+	 * in the caches would only pay for the instructions (about half of
+	 * a hot hackbench sample's unwinding): hence the flag. */
+	if (flags & EHELF_UNWIND_COLD_SNAPSHOT)
+		for (size_t o = 0; o < sn.size && o < 8192; o += 64)
+			__builtin_prefetch((const char *)stack + o);
 	reader rd = { .local = false, .read = snapshot_read, .arg = &sn, .snap = &sn };
 	return unwind(s, initial, &rd, frames, max, flags);
 }

@@ -171,6 +171,13 @@ enum {
 	 * libunwind and libdw do (and so perf); off by default: the guess
 	 * is right only for code that keeps a frame pointer */
 	EHELF_UNWIND_FRAME_POINTER = 2,
+	/* ehelf_unwind_snapshot only: the stack copy is probably in no CPU
+	 * cache (a perf.data sample read from its file, say), so ask for its
+	 * first 8 KiB at once, overlapping the misses that each frame's
+	 * loads would otherwise wait for in turn.  Leave it out for a copy
+	 * just made (an in-process sampler's): in the caches already, it
+	 * would only pay for 128 prefetch instructions. */
+	EHELF_UNWIND_COLD_SNAPSHOT = 4,
 };
 
 /*

@@ -65,12 +65,14 @@ int sample_unwind(proc *pr, const perf_event *ev, ehelf_frame *frames,
 	if (!s)
 		return 0;
 	/* outside the stack copy, memory comes from the files (sample_read
-	 * finds nothing else there); inside, ehelf loads it directly */
+	 * finds nothing else there); inside, ehelf loads it directly.  The
+	 * copy is in the file's mapping, read for the first time: cold. */
 	sample_mem files = { .pr = pr };
 	int n = ehelf_unwind_snapshot(s, &regs, ev->sample.stack,
 				      regs.r[EHELF_RSP],
 				      ev->sample.stack ? ev->sample.stack_size : 0,
 				      sample_read, &files, frames, max,
-				      EHELF_UNWIND_FRAME_POINTER);
+				      EHELF_UNWIND_FRAME_POINTER |
+				      EHELF_UNWIND_COLD_SNAPSHOT);
 	return n > 0 ? n : 0;
 }

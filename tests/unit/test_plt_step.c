@@ -63,6 +63,15 @@ int main(void)
 	CHECK(f[1].path == EHELF_PATH_PLT);
 	CHECK(f[1].flags == 0);
 
+	/* the cold-copy hint (a prefetch) changes nothing in the result */
+	ehelf_regs r0 = { .valid = (1u << EHELF_RIP) | (1u << EHELF_RSP) };
+	r0.r[EHELF_RIP] = CODE;
+	r0.r[EHELF_RSP] = SP;
+	ehelf_frame g[8] = { 0 };
+	CHECK(ehelf_unwind_snapshot(s, &r0, stack, SP, sizeof stack, read_code,
+				    NULL, g, 8, EHELF_UNWIND_COLD_SNAPSHOT) == 2);
+	CHECK(!memcmp(f, g, 2 * sizeof *f));
+
 	/* the next entry too */
 	CHECK(unwind(s, CODE + 16, stack, 4, f, 8) == 2);
 
