@@ -26,9 +26,10 @@
  * best) is timed too: the floor, and the ratio of libdw's time to it.
  *
  * With --hot, the unwinders' own work instead, memory out of the way:
- * each sample unwound four times in a row by a method, the last three
- * timed (the time-stamp counter read around them; the cost of that
- * timing, measured by as many empty timed regions, taken out), so that
+ * each sample unwound 16 times in a row by a method, the last 15 timed
+ * (the time-stamp counter read around them; the cost of that timing,
+ * measured by as many empty timed regions, taken out: some 60 ticks
+ * here, under 3% of a hot hackbench sample's 15 unwinds), so that
  * its stack copy and the method's tables for it are in the caches; three
  * passes per method, in turns, the best counting.  ehelf there is called
  * without EHELF_UNWIND_COLD_SNAPSHOT, as for a copy just made (an
@@ -39,7 +40,8 @@
  * Prints: NAME, samples, frames and ns/frame for each method, the ratios
  * libunwind/ehelf and libdw/ehelf, the floor and libdw/floor, and the
  * first passes' ns/frame (--hot: NAME, samples, then frames and ns/frame
- * for each method, the two ratios, and ehelf's ns/frame with the flag).
+ * for each method, the two ratios, ehelf's ns/frame with the flag, and
+ * the ns per frame of timing cost taken out of ehelf's figure).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -196,12 +198,14 @@ static double floor_pass(const snap *snaps, const uint64_t *used, size_t n)
 	return t;
 }
 
-enum { HOT_PASSES = 3, HOT_REPEAT = 3 };
+enum { HOT_PASSES = 3, HOT_REPEAT = 15 };
 
 /* The time-stamp counter's ticks that N empty timed regions, timed as
  * hot_passes() times its samples, take: the timing's own cost, taken out
- * of the methods' times (some 30 ticks a region here: a few percent of a
- * hot sample's unwinding by ehelf, nothing for the libraries). */
+ * of the methods' times (some 60 ticks a region here: under 3% of a hot
+ * hackbench sample's HOT_REPEAT unwinds by ehelf, nothing for the
+ * libraries; so many unwinds per region keep the figures from hanging on
+ * this correction). */
 static uint64_t timing_overhead(size_t n)
 {
 	uint64_t ticks = 0;
@@ -226,7 +230,7 @@ static uint64_t timing_overhead(size_t n)
 static void hot_passes(const char *name, const snap *snaps, size_t n,
 		       proc_state **of)
 {
-	double ns[4] = { 0 };
+	double ns[4] = { 0 }, taken[4] = { 0 };
 	uint64_t frames[4] = { 0 };
 	for (int pass = 0; pass < HOT_PASSES; pass++)
 		for (int method = 0; method < 4; method++) {
@@ -248,12 +252,15 @@ static void hot_passes(const char *name, const snap *snaps, size_t n,
 				timed++;
 			}
 			uint64_t over = timing_overhead(timed);
-			cycles = cycles > over ? cycles - over : 0;
+			if (over > cycles)
+				over = cycles;
+			cycles -= over;
 			/* the counter's ticks in ns, from the pass as a whole */
 			double ns_per_tick = (now() - t0) / (double)(__rdtsc() - c0);
 			double t = (double)cycles * ns_per_tick;
 			if (pass == 0 || t < ns[method]) {
 				ns[method] = t;
+				taken[method] = (double)over * ns_per_tick;
 				frames[method] = fr;
 			}
 		}
@@ -261,12 +268,13 @@ static void hot_passes(const char *name, const snap *snaps, size_t n,
 	for (int m = 0; m < 4; m++)
 		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
 	double e = per[EHELF_WARM];
-	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx %8.1f\n",
+	double te = frames[EHELF_WARM] ? taken[EHELF_WARM] / (double)frames[EHELF_WARM] : 0;
+	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx %8.1f %7.2f\n",
 	       name, n, (unsigned long long)frames[EHELF_WARM], e,
 	       (unsigned long long)frames[LIBUNWIND], per[LIBUNWIND],
 	       (unsigned long long)frames[LIBDW], per[LIBDW],
 	       e > 0 ? per[LIBUNWIND] / e : 0, e > 0 ? per[LIBDW] / e : 0,
-	       per[EHELF]);
+	       per[EHELF], te);
 }
 
 int main(int argc, char **argv)

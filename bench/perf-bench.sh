@@ -46,13 +46,14 @@ printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s\n' workload samples \
 for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w"
 done
-echo "    hot: each sample unwound 4 times in a row, the last 3 timed (its copy"
+echo "    hot: each sample unwound 16 times in a row, the last 15 timed (its copy"
 echo "    and the method's tables in the caches: the unwinders' own work; the"
 echo "    timing's own cost taken out); best of 3 passes, the methods taking"
 echo "    turns; ehelf as for a copy just made (no EHELF_UNWIND_COLD_SNAPSHOT),"
-echo "    and in the last column as ehelf-perf calls it (prefetching the copy)"
-printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload samples \
-	frames ehelf frames libunw frames libdw libunw/ libdw/ "ehelf,pf"
+echo "    and as ehelf-perf calls it (prefetching the copy: ehelf,pf); timing:"
+echo "    the ns per frame of timing cost taken out of ehelf's figure"
+printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %7s\n' workload samples \
+	frames ehelf frames libunw frames libdw libunw/ libdw/ "ehelf,pf" timing
 for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w" --hot
 done

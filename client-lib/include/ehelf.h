@@ -203,6 +203,8 @@ EHELF_API int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
  * The same for a snapshot, as perf.data samples hold: STACK_SIZE bytes of
  * stack copied from address STACK_ADDR are at STACK (read with plain
  * loads); other memory is read through READ(ARG, ...), which may be NULL.
+ * Pass EHELF_UNWIND_COLD_SNAPSHOT when the copy is probably in no CPU
+ * cache (see there).
  */
 EHELF_API int ehelf_unwind_snapshot(const ehelf_space *s,
 				    const ehelf_regs *initial,
