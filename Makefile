@@ -28,7 +28,7 @@ CC ?= cc
 PKGS := libdw libelf
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf)
-WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+WARN := -Wall -Wextra -Werror -Wformat-security -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wno-missing-field-initializers -Wno-format-truncation  # messages are truncated on purpose
 CFLAGS ?= -O2 -g
 # every object can go into libehelf.so; only EHELF_API symbols are exported

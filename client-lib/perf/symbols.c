@@ -878,6 +878,11 @@ static bool may_demangle(const char *raw)
 	       strncmp(raw, "caml", 4) == 0;
 }
 
+char *symtab_demangle(const char *raw)
+{
+	return may_demangle(raw) ? perf_demangle(raw) : NULL;
+}
+
 /* ---- perf's passes over the tree ----------------------------------------- */
 
 static const char *cand_name(struct builder *b, int32_t i)
@@ -1679,7 +1684,7 @@ symtab *symtab_load_kallsyms_file(const char *path, ehelf_err *err)
 	symtab *s = finish(&b, err);
 	free(text);
 	if (!s)
-		err_prefix(err, path);
+		err_prefix(err, "%s", path);
 	return s;
 }
 
@@ -1728,7 +1733,7 @@ symtab *symtab_load_perf_map(const char *path, ehelf_err *err)
 	symtab *s = finish(&b, err);
 	free(text);
 	if (!s)
-		err_prefix(err, path);
+		err_prefix(err, "%s", path);
 	return s;
 }
 

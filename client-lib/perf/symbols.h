@@ -119,6 +119,12 @@ symtab *symtab_load_elf_saved(const char *path, const uint8_t *build_id,
  * minus the symbol's start; NULL if none covers it. */
 const char *symtab_find(const symtab *s, uint64_t addr, uint64_t *off);
 
+/* The name perf prints for a user-space symbol named RAW in an ELF file:
+ * malloc'd, or NULL when perf prints RAW itself (or on allocation
+ * failure).  What the tables do on first use of a name (for tests and
+ * fuzzing). */
+char *symtab_demangle(const char *raw);
+
 /* Number of symbols (for tests). */
 size_t symtab_size(const symtab *s);
 
