@@ -891,7 +891,7 @@ static const char *cand_name(struct builder *b, int32_t i)
 	if (b->plain)
 		return c->raw;
 	if (!c->dem_done) {
-		c->dem = may_demangle(c->raw) ? perf_demangle(c->raw) : NULL;
+		c->dem = symtab_demangle(c->raw);
 		c->dem_done = 1;
 	}
 	return c->dem ? c->dem : c->raw;
@@ -1126,7 +1126,7 @@ static const char *sym_name(const symtab *s, size_t k)
 	const char *name = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (name)
 		return name;
-	char *d = may_demangle(raw) ? perf_demangle(raw) : NULL;
+	char *d = symtab_demangle(raw);
 	char *made = d;
 	if (y->plt) {
 		/* perf formats "%s@plt" into a char[1024] */

@@ -121,8 +121,8 @@ const char *symtab_find(const symtab *s, uint64_t addr, uint64_t *off);
 
 /* The name perf prints for a user-space symbol named RAW in an ELF file:
  * malloc'd, or NULL when perf prints RAW itself (or on allocation
- * failure).  What the tables do on first use of a name (for tests and
- * fuzzing). */
+ * failure).  What the tables do on first use of a name; exported for the
+ * fuzzer. */
 char *symtab_demangle(const char *raw);
 
 /* Number of symbols (for tests). */

@@ -63,14 +63,27 @@ int main(void)
 	CHECK(f[1].path == EHELF_PATH_PLT);
 	CHECK(f[1].flags == 0);
 
-	/* the cold-copy hint (a prefetch) changes nothing in the result */
-	ehelf_regs r0 = { .valid = (1u << EHELF_RIP) | (1u << EHELF_RSP) };
+	/* the cold-copy hint (a prefetch) changes nothing in the result, and
+	 * turns on no other behaviour: not the frame-pointer guess, which
+	 * finds a caller on this stack (rbp -> [saved rbp, RET]) at a pc no
+	 * rule covers */
+	ehelf_regs r0 = { .valid = (1u << EHELF_RIP) | (1u << EHELF_RSP) |
+				   (1u << EHELF_RBP) };
 	r0.r[EHELF_RIP] = CODE;
 	r0.r[EHELF_RSP] = SP;
+	r0.r[EHELF_RBP] = SP + 8;
+	uint64_t chain[4] = { RET, 0, RET + 16, 0x3333 };
 	ehelf_frame g[8] = { 0 };
-	CHECK(ehelf_unwind_snapshot(s, &r0, stack, SP, sizeof stack, read_code,
+	CHECK(ehelf_unwind_snapshot(s, &r0, chain, SP, sizeof chain, read_code,
 				    NULL, g, 8, EHELF_UNWIND_COLD_SNAPSHOT) == 2);
+	CHECK(unwind(s, CODE, chain, 4, f, 8) == 2);
 	CHECK(!memcmp(f, g, 2 * sizeof *f));
+	r0.r[EHELF_RIP] = CODE + 6; /* inside the entry: no rule */
+	CHECK(ehelf_unwind_snapshot(s, &r0, chain, SP, sizeof chain, read_code,
+				    NULL, g, 8, EHELF_UNWIND_FRAME_POINTER) == 2);
+	CHECK_U64(g[1].pc, RET + 16);
+	CHECK(ehelf_unwind_snapshot(s, &r0, chain, SP, sizeof chain, read_code,
+				    NULL, g, 8, EHELF_UNWIND_COLD_SNAPSHOT) == 1);
 
 	/* the next entry too */
 	CHECK(unwind(s, CODE + 16, stack, 4, f, 8) == 2);
