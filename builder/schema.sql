@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS packages (
 	version      TEXT NOT NULL,      -- '' for directory trees
 	architecture TEXT NOT NULL,      -- as the package says ('amd64', 'x86_64', ...)
 	source       TEXT NOT NULL,      -- package file, directory, or 'dpkg:' + name
-	format       TEXT NOT NULL,      -- deb, rpm, arch, dir, installed
+	format       TEXT NOT NULL,      -- deb, rpm, arch, dir, installed, file
 	status       TEXT NOT NULL DEFAULT 'reading', -- reading, done, failed
 	error        TEXT,               -- why the package could not be read
 	seconds      REAL,               -- wall time spent on it

@@ -347,9 +347,10 @@ static void process_job(shared *s, const pkg_job *job)
 		s->fatal_err = dberr;
 	}
 	pthread_mutex_unlock(&s->lock);
-	/* a directory tree can change between runs: it is read again (its
-	 * files whose build-IDs are already built are skipped one by one) */
-	if (done && job->format == PKG_DIR)
+	/* a directory tree or an ELF file can change between runs: it is
+	 * read again (files whose build-IDs are already built are skipped
+	 * one by one) */
+	if (done && (job->format == PKG_DIR || job->format == PKG_FILE))
 		done = false;
 	if (drc == 0 && done) {
 		pthread_mutex_lock(&s->lock);
@@ -404,8 +405,8 @@ static void *worker(void *arg)
 static const char *shard_key(const pkg_job *j)
 {
 	const char *slash = strrchr(j->path, '/');
-	return j->format == PKG_INSTALLED || j->format == PKG_DIR || !slash
-	       ? j->path : slash + 1;
+	return j->format == PKG_INSTALLED || j->format == PKG_DIR ||
+	       j->format == PKG_FILE || !slash ? j->path : slash + 1;
 }
 
 void batch_shard(pkg_jobs *jobs, unsigned k, unsigned n)

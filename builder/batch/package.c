@@ -13,6 +13,7 @@ const char *pkg_format_name(pkg_format f)
 	case PKG_ARCH: return "arch";
 	case PKG_DIR: return "dir";
 	case PKG_INSTALLED: return "installed";
+	case PKG_FILE: return "file";
 	}
 	return "?";
 }
@@ -27,6 +28,7 @@ int pkg_open(const pkg_job *job, pkg_reader **r, ehelf_err *err)
 		return pkg_open_archive(job, r, err);
 	case PKG_DIR:
 	case PKG_INSTALLED:
+	case PKG_FILE:
 		return pkg_open_tree(job, r, err);
 	}
 	return err_set(err, ERR_ARG, "unknown package format");

@@ -24,11 +24,13 @@ typedef enum pkg_format {
 	PKG_ARCH,       /* .pkg.tar.zst, .pkg.tar.xz */
 	PKG_DIR,        /* a plain directory tree */
 	PKG_INSTALLED,  /* a package dpkg says is installed */
+	PKG_FILE,       /* a single ELF file, read in place */
 } pkg_format;
 
 const char *pkg_format_name(pkg_format f);
 
-/* One unit of work: a package file, a directory, or an installed package. */
+/* One unit of work: a package file, a directory, an installed package or
+ * an ELF file. */
 typedef struct pkg_job {
 	pkg_format format;
 	char *path;     /* file or directory; for PKG_INSTALLED dpkg's name (pkg[:arch]) */
@@ -42,10 +44,11 @@ typedef struct pkg_jobs {
 	size_t n, cap;
 } pkg_jobs;
 
-/* Add the jobs SOURCE stands for: a package file; or a directory, whose
- * package files (found recursively) are jobs of their own and whose other
- * files, if any, form one PKG_DIR job.  Returns 0, ERR_IO, ERR_UNSUPPORTED
- * (a file that is not a package) or ERR_NOMEM. */
+/* Add the jobs SOURCE stands for: a package file; an ELF file (a PKG_FILE
+ * job); or a directory, whose package files (found recursively) are jobs
+ * of their own and whose other files, if any, form one PKG_DIR job.
+ * Returns 0, ERR_IO, ERR_UNSUPPORTED (a file that is neither a package nor
+ * an ELF file) or ERR_NOMEM. */
 int pkg_jobs_add_source(pkg_jobs *jobs, const char *source, ehelf_err *err);
 
 /* Add every package installed on this machine (dpkg-query). */

@@ -19,6 +19,10 @@ void pkg_normalize_path(const char *in, char *out, size_t n);
 /* True for the file names of package formats ehelf-batch reads. */
 bool pkg_is_package_name(const char *name);
 
+/* True if PATH is a regular file (not a symbolic link) starting with the
+ * ELF magic. */
+bool pkg_is_elf_file(const char *path);
+
 /* Copy S into a fixed field, truncating. */
 void pkg_set(char *field, size_t n, const char *s);
 

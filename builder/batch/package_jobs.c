@@ -64,10 +64,13 @@ int pkg_jobs_add_source(pkg_jobs *jobs, const char *given, ehelf_err *err)
 		return err_set(err, ERR_IO, "%s: %s", given, strerror(errno));
 	if (S_ISREG(st.st_mode)) {
 		int f = format_of(source);
+		if (f < 0 && pkg_is_elf_file(source))
+			f = PKG_FILE;
 		if (f < 0)
 			return err_set(err, ERR_UNSUPPORTED, "%s: not a package "
 				       "(.deb, .ddeb, .udeb, .rpm, .pkg.tar.zst, "
-				       ".pkg.tar.xz) nor a directory", source);
+				       ".pkg.tar.xz), an ELF file nor a directory",
+				       source);
 		return add(jobs, (pkg_format)f, source, NULL, NULL,
 			   (uint64_t)st.st_size, err);
 	}

@@ -1,9 +1,10 @@
 /*
  * package_tree.c - packages whose files are on disk: a plain directory tree
  * (walked with fts; package files in it are jobs of their own and skipped
- * here), and a package dpkg says is installed (its file list,
- * /var/lib/dpkg/info/NAME.list).  Only regular files starting with the ELF
- * magic are returned; they are read in place.
+ * here), a package dpkg says is installed (its file list,
+ * /var/lib/dpkg/info/NAME.list), and a single ELF file (under its absolute
+ * path).  Only regular files starting with the ELF magic are returned;
+ * they are read in place.
  */
 #include <fcntl.h>
 #include <fts.h>
@@ -24,13 +25,15 @@ typedef struct tree_reader {
 	FTS *fts;          /* PKG_DIR */
 	size_t root_len;
 	FILE *list;        /* PKG_INSTALLED */
+	const char *file;  /* PKG_FILE: its path, NULL once returned */
+	bool single;       /* PKG_FILE */
 	char *line;
 	size_t line_cap;
 	char disk[4096];
 } tree_reader;
 
 
-static bool is_elf_file(const char *path)
+bool pkg_is_elf_file(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4)
@@ -47,6 +50,20 @@ static bool is_elf_file(const char *path)
 static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 {
 	tree_reader *r = (tree_reader *)base;
+	if (r->single) {
+		const char *f = r->file;
+		if (!f)
+			return 0;
+		r->file = NULL;
+		if (!pkg_is_elf_file(f))
+			return err_set(err, ERR_IO, "%s: no longer an ELF file", f);
+		pkg_normalize_path(f, m->path, sizeof m->path);
+		pkg_set(r->disk, sizeof r->disk, f);
+		m->disk_path = r->disk;
+		m->data = NULL;
+		m->size = 0;
+		return 1;
+	}
 	if (r->fts) {
 		FTSENT *e;
 		while ((e = fts_read(r->fts)) != NULL) {
@@ -54,7 +71,7 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 				return err_set(err, ERR_IO, "%s: cannot read",
 					       e->fts_path);
 			if (e->fts_info != FTS_F || pkg_is_package_name(e->fts_name) ||
-			    !is_elf_file(e->fts_path))
+			    !pkg_is_elf_file(e->fts_path))
 				continue;
 			pkg_normalize_path(e->fts_path + r->root_len, m->path,
 					   sizeof m->path);
@@ -70,7 +87,7 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 	while ((n = getline(&r->line, &r->line_cap, r->list)) > 0) {
 		if (r->line[n - 1] == '\n')
 			r->line[--n] = '\0';
-		if (!is_elf_file(r->line))
+		if (!pkg_is_elf_file(r->line))
 			continue;
 		pkg_normalize_path(r->line, m->path, sizeof m->path);
 		pkg_set(r->disk, sizeof r->disk, r->line);
@@ -102,7 +119,13 @@ int pkg_open_tree(const pkg_job *job, pkg_reader **out, ehelf_err *err)
 	r->base.close = tree_close;
 	pkg_meta *m = &r->base.meta;
 	m->format = job->format;
-	if (job->format == PKG_DIR) {
+	if (job->format == PKG_FILE) {
+		pkg_set(m->source, sizeof m->source, job->path);
+		const char *slash = strrchr(job->path, '/');
+		pkg_set(m->name, sizeof m->name, slash ? slash + 1 : job->path);
+		r->file = job->path;
+		r->single = true;
+	} else if (job->format == PKG_DIR) {
 		pkg_set(m->source, sizeof m->source, job->path);
 		const char *slash = strrchr(job->path, '/');
 		pkg_set(m->name, sizeof m->name,

@@ -172,4 +172,27 @@ e=$(q "$T/b" "SELECT status || ': ' || error FROM files WHERE path LIKE '%/no-eh
 case "$e" in no-cfi:*) ok "ELF without .eh_frame: $e" ;; *) bad "no .eh_frame: '$e'" ;; esac
 "$check" --complete "$T/b" >/dev/null || bad "store-check after bad inputs"
 
+echo "== ELF files given by themselves"
+"$batch" --store "$T/f" --json "$lib" "$T/bad/tree/no-eh-frame.so" >"$T/jf" ||
+	{ bad "ehelf-batch refused ELF files given by themselves"; exit 1; }
+[ "$(json "$T/jf" built)" = 1 ] && [ "$(json "$T/jf" no_cfi)" = 1 ] &&
+	[ "$(json "$T/jf" packages)" = 2 ] &&
+	ok "two ELF files: two packages, one built, one without unwind tables" ||
+	bad "ELF files: $(cat "$T/jf")"
+real=$(realpath "$lib")
+r=$(q "$T/f" "SELECT p.format || ' ' || p.name || ' ' || f.path || ' ' || f.status
+	FROM files f JOIN packages p ON p.id = f.package_id WHERE f.status = 'built'")
+[ "$r" = "file $(basename "$real") $real built" ] &&
+	ok "recorded as a package of format file, under its absolute path" ||
+	bad "ELF file rows: '$r'"
+"$check" --complete "$T/f" >/dev/null && ok "store-check" || bad "store-check after ELF files"
+"$batch" --store "$T/f" --json "$lib" >"$T/jf2"
+[ "$(json "$T/jf2" built)" = 0 ] && [ "$(json "$T/jf2" skipped)" = 1 ] &&
+	ok "given again: read again, nothing rebuilt" || bad "ELF file rerun: $(cat "$T/jf2")"
+status=0
+"$batch" --store "$T/f" "$T/jf2" 2>"$T/ef" || status=$?
+[ "$status" = 2 ] && grep -q "not a package .*, an ELF file nor a directory" "$T/ef" &&
+	ok "a file that is neither: exit status 2, $(cat "$T/ef")" ||
+	bad "neither a package nor an ELF file: status $status, '$(cat "$T/ef")'"
+
 [ "$fails" = 0 ] && echo "batch tests: PASS" || { echo "batch tests: $fails FAILED"; exit 1; }
