@@ -157,10 +157,16 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 		c->unwound_samples++;
 		/* as perf: a caller's frame is shown (and named) at its return
 		 * address minus 1, inside the call, unless it was reached
-		 * through a signal frame (its pc is the interrupted one) */
-		for (int i = 0; i < nu && n < max; i++)
-			f[n++] = user_frame(pr, uf[i].pc - (i > 0 &&
-				!(uf[i].flags & EHELF_FRAME_SIGNAL)));
+		 * through a signal frame (its pc is the interrupted one); a
+		 * frame shown at 0 is left out (a return address of 1: what
+		 * a stack being rewritten, as by libgcc installing a catch
+		 * block, can hold) */
+		for (int i = 0; i < nu && n < max; i++) {
+			uint64_t ip = uf[i].pc - (i > 0 &&
+				!(uf[i].flags & EHELF_FRAME_SIGNAL));
+			if (ip != 0)
+				f[n++] = user_frame(pr, ip);
+		}
 		/* a stack cut off by the end of the sample's copy: perf shows
 		 * one more frame there, the return address it could not read,
 		 * as 0 - 1; so does ehelf-perf, for tools that expect it */

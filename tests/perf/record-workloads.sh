@@ -11,6 +11,9 @@
 #              as, each started by vfork and exec), not in the default set
 #   exec       a shell starting /bin/true over and over (vfork, execve,
 #              the dynamic loader at work), not in the default set
+#   throw      C++ exceptions thrown and caught in a loop (libstdc++, and
+#              libgcc's unwinder installing catch blocks), not in the
+#              default set
 # SCALE multiplies the amount of work (default 1: about a second each).
 # Usage: tests/perf/record-workloads.sh DIR [SCALE] [NAME...]
 set -eu
@@ -53,6 +56,9 @@ PY
 	gxx)
 		rec gxx g++ -std=c++17 -O2 -DSCALE=$((40 * scale)) -c \
 			"$here/tests/perf/data/templates.cc" -o "$dir/templates.o" ;;
+	throw)
+		g++ -O2 -o "$dir/throw" "$here/tests/perf/data/throw.cc"
+		rec throw "$dir/throw" $((600000 * scale)) ;;
 	exec)
 		rec exec sh -c "i=0; while [ \$i -lt $((300 * scale)) ]; do /bin/true; i=\$((i + 1)); done" ;;
 	sqlite)

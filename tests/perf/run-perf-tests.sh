@@ -8,7 +8,7 @@
 # with time spent in the vDSO, file and pipe; a program linked with lld,
 # whose segments share file pages; one sampled on a PLT entry without
 # CFI, by an execute breakpoint; a JIT listing its code in
-# /tmp/perf-PID.map): the same headers
+# /tmp/perf-PID.map; C++ exceptions thrown in a loop): the same headers
 # and kernel frames, at least 95% of the user stacks identical (a few
 # hundred samples each: one difference is 0.3-0.7%), and every differing
 # one explained by unwind_crosscheck (libunwind and libdw used directly on
@@ -36,7 +36,7 @@ ep="$build/bin/ehelf-perf"
 export XDG_CACHE_HOME="$T/cache"
 
 echo "== recordings, and eh_elfs for the files they map"
-"$here/record-workloads.sh" "$T/rec" 1 hackbench python cc1plus sqlite exec
+"$here/record-workloads.sh" "$T/rec" 1 hackbench python cc1plus sqlite exec throw
 sq="WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
 	 WHERE i < 300000) SELECT count(*), sum(i * i % 7) FROM n;"
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
@@ -111,7 +111,7 @@ perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 export EHELF_PATH="$T/store"
 
 echo "== ehelf-perf script against perf script"
-for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld $plt $jit exec; do
+for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld $plt $jit exec throw; do
 	f=$T/rec/$w.data
 	perf script -i "$f" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
 	if [ "$w" = pipe ] || [ "$w" = zpipe ] || [ "$w" = vpipe ]; then
