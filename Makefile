@@ -63,7 +63,8 @@ PROGRAMS := $(B)/bin/ehelf-compile $(B)/bin/ehelf-batch $(B)/bin/ehelf-perf
 # ---- libehelf: the client library -------------------------------------------
 CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
               client-lib/fallback_dwarf.c client-lib/local_read.c \
-              client-lib/summary_step.c client-lib/step_cache.c
+              client-lib/summary_step.c client-lib/step_cache.c \
+              client-lib/lenient_step.c
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/client-lib/getcontext.o \
               $(COMMON_SRC:%.c=$(B)/obj/%.o) $(B)/obj/builder/cfi/fde_lookup.o \
               $(B)/obj/builder/cfi/cfi_entry.o $(B)/obj/builder/cfi/eh_pe.o

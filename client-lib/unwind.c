@@ -7,11 +7,10 @@
  * signal frame, whose pc is the interrupted instruction).  A step is, in
  * order of preference: the space's step cache (cached_step.h); the row
  * summary of the module's eh_elf (ehelf_describe), which then goes into the
- * cache; the eh_elf's local or remote step entry point; libdw, for modules
- * without an eh_elf and for a remote step of an eh_elf failing on a
- * saved register's slot.  Unwinding stops at the outermost frame, a pc in no
- * module, a frame that cannot be unwound, a stack pointer that does not
- * move up (except across signal frames; level from the first frame of a
+ * cache; the eh_elf's local or remote step entry point (lenient_step.h
+ * when a load fails); libdw, for modules without an eh_elf.  Unwinding
+ * stops at the outermost frame, a pc in no module, a frame that cannot be
+ * unwound, a stack pointer that does not move up (except across signal frames; level from the first frame of a
  * remote or snapshot unwind) and the frame limit.
  */
 #define _GNU_SOURCE
@@ -27,6 +26,7 @@
 
 #include "cached_step.h"
 #include "fallback_dwarf.h"
+#include "lenient_step.h"
 #include "local_read.h"
 #include "space.h"
 #include "summary_step.h"
@@ -178,6 +178,9 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		} else {
 			st = ehelf_object_step(o, pc - m->bias, r, &tmp,
 					       rd->read, rd->arg);
+			if (st == EHELF_E_READ) /* a register lost, not the frame? */
+				st = lenient_object_step(o, pc - m->bias, r, &tmp,
+							 rd->read, rd->arg);
 		}
 		if (st == EHELF_OUTERMOST) { /* the row's, whatever the registers */
 			step_cache_fill_outermost(e, pc);
@@ -185,24 +188,10 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 					      memory_order_relaxed);
 		}
 	}
-	/* An eh_elf's step fails as a whole when any load fails, and a row
-	 * the summary cannot describe (the return address in a register,
-	 * an expression) has no lenient retry of its own (summary_step.h):
-	 * but a snapshot often misses a slot its CFI still names, below the
-	 * stack pointer where the copy starts (libgcc installing a catch
-	 * block: rax and rdx at CFA - 72 and - 64, the return address in
-	 * rcx, CFA = rsp).  libdw's rules for the same row then step it with
-	 * that register lost, as libdw and libunwind do; a return address
-	 * that cannot be read fails there too. */
-	bool lenient = st == EHELF_E_READ && !rd->local && o && !sum;
-	if ((st == EHELF_E_NOT_COVERED || st == EHELF_E_UNSUPPORTED || lenient) &&
+	if ((st == EHELF_E_NOT_COVERED || st == EHELF_E_UNSUPPORTED) &&
 	    !(flags & EHELF_UNWIND_NO_FALLBACK)) {
 		*path = EHELF_PATH_DWARF;
-		int d = step_dwarf(m, pc - m->bias, r, &tmp, rd);
-		st = lenient && (d == EHELF_E_NOT_COVERED || d == EHELF_E_UNSUPPORTED)
-		     ? EHELF_E_READ : d;
-		if (lenient && st == EHELF_E_READ)
-			*path = EHELF_PATH_EHELF;
+		st = step_dwarf(m, pc - m->bias, r, &tmp, rd);
 	}
 	if (st == EHELF_E_NOT_COVERED)
 		return uncovered_step(r, sp, exact, rd, flags, path);
