@@ -188,9 +188,21 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 
 /* ---- output ---------------------------------------------------------------------- */
 
+/* The width perf script gives event names: the longest of the file's. */
+static size_t name_width(const perf_reader *r)
+{
+	size_t w = 0;
+	for (size_t i = 0; r && i < perf_reader_nattrs(r); i++) {
+		size_t k = strlen(perf_reader_attr(r, i)->name);
+		w = k > w ? k : w;
+	}
+	return w;
+}
+
 /* The header of a sample: "COMM TID SECS.USECS: EVENT: ", the command
  * right-aligned in 16 columns when WIDE (perf's layout for events recorded
- * without callchains). */
+ * without callchains), the event name right-aligned to the longest one of
+ * the file (when it has several events). */
 static void print_header(script_ctx *c, const perf_event *ev, bool wide)
 {
 	outbuf *o = c->out;
@@ -206,7 +218,12 @@ static void print_header(script_ctx *c, const perf_event *ev, bool wide)
 	ob_char(o, '.');
 	ob_dec(o, ev->time % 1000000000ull / 1000, 6, 1);
 	ob_str(o, ": ");
-	ob_str(o, ev->sample.attr ? ev->sample.attr->name : "unknown");
+	const char *name = ev->sample.attr ? ev->sample.attr->name : "unknown";
+	if (!c->name_width)
+		c->name_width = name_width(c->reader);
+	for (size_t k = strlen(name); k < c->name_width; k++)
+		ob_char(o, ' ');
+	ob_str(o, name);
 	ob_str(o, ": ");
 }
 

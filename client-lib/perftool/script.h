@@ -38,6 +38,10 @@ typedef struct script_ctx {
 	folded_table *stacks;
 	symtab *kallsyms;       /* loaded on the first kernel frame
 				 * (kernel_syms.h) */
+	size_t name_width;      /* the longest event name of the file, as
+				 * perf script pads them; 0 until the
+				 * first sample (pipe mode: the attributes
+				 * met by then, as perf) */
 	sym_memo kallsyms_memo;
 	bool kallsyms_tried;
 	/* statistics */

@@ -8,7 +8,8 @@
 # with time spent in the vDSO, file and pipe; a program linked with lld,
 # whose segments share file pages; one sampled on a PLT entry without
 # CFI, by an execute breakpoint; a JIT listing its code in
-# /tmp/perf-PID.map; C++ exceptions thrown in a loop): the same headers
+# /tmp/perf-PID.map; C++ exceptions thrown in a loop; two events, file
+# and pipe): the same headers
 # and kernel frames, at least 95% of the user stacks identical (a few
 # hundred samples each: one difference is 0.3-0.7%), and every differing
 # one explained by unwind_crosscheck (libunwind and libdw used directly on
@@ -45,6 +46,12 @@ perf record -q -z -e cpu-clock -F 2000 --call-graph dwarf -o "$T/rec/zfile.data"
 	sqlite3 :memory: "$sq" >/dev/null 2>&1
 perf record -q -z -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 	sqlite3 :memory: "$sq" 2>/dev/null >"$T/rec/zpipe.data"
+# two events, whose names perf script pads to the longer one's width, in
+# a file and in a pipe
+perf record -q -e cpu-clock,task-clock -F 1000 --call-graph dwarf -o "$T/rec/twoev.data" -- \
+	sqlite3 :memory: "$sq" >/dev/null 2>&1
+perf record -q -e cpu-clock,task-clock -F 1000 --call-graph dwarf -o - -- \
+	sqlite3 :memory: "$sq" 2>/dev/null >"$T/rec/twopipe.data"
 # a program linked with lld, whose segments share file pages (the
 # executable one starts inside the first page): its mapping's offset is
 # also the read-only segment's
@@ -111,10 +118,11 @@ perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 export EHELF_PATH="$T/store"
 
 echo "== ehelf-perf script against perf script"
-for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld $plt $jit exec throw; do
+for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld $plt $jit exec throw \
+	twoev twopipe; do
 	f=$T/rec/$w.data
 	perf script -i "$f" -F $fields --no-inline >"$T/$w.perf" 2>/dev/null
-	if [ "$w" = pipe ] || [ "$w" = zpipe ] || [ "$w" = vpipe ]; then
+	if [ "$w" = pipe ] || [ "$w" = zpipe ] || [ "$w" = vpipe ] || [ "$w" = twopipe ]; then
 		"$ep" script -i - --no-progress <"$f" >"$T/$w.ehelf" 2>"$T/$w.err"
 	else
 		"$ep" script -i "$f" --no-progress >"$T/$w.ehelf" 2>"$T/$w.err"
