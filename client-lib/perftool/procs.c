@@ -125,7 +125,12 @@ thread *procs_thread(procs *p, uint32_t tid, uint32_t pid)
 	}
 	t->tid = tid;
 	t->pid = pid;
-	snprintf(t->comm, sizeof t->comm, ":%u", tid); /* as perf, until COMM */
+	/* as perf, until a COMM record: the idle task is "swapper" (perf
+	 * registers it so for every session), any other ":TID" */
+	if (tid == 0)
+		snprintf(t->comm, sizeof t->comm, "swapper");
+	else
+		snprintf(t->comm, sizeof t->comm, ":%u", tid);
 	return t;
 }
 

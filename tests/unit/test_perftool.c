@@ -595,6 +595,26 @@ static void test_jit_maps(void)
 	dso_table_free(t);
 }
 
+/* Threads' names before any COMM record, as perf script prints them: the
+ * idle task (system-wide recordings) "swapper", any other ":TID". */
+static void test_thread_names(void)
+{
+	dso_table *t = dso_table_new();
+	procs *p = procs_new(t);
+	CHECK(t && p);
+	thread *idle = p ? procs_thread(p, 0, 0) : NULL;
+	thread *other = p ? procs_thread(p, 4242, 4240) : NULL;
+	CHECK(idle && other);
+	if (idle && other) {
+		CHECK_STR(idle->comm, "swapper");
+		CHECK_STR(other->comm, ":4242");
+		CHECK(procs_comm(p, 4240, 4242, "worker") == 0);
+		CHECK_STR(other->comm, "worker");
+	}
+	procs_free(p);
+	dso_table_free(t);
+}
+
 int main(void)
 {
 	/* what the tools save (cache_dir.h) goes to a directory of ours */
@@ -602,6 +622,7 @@ int main(void)
 	CHECK(mkdtemp(cache) != NULL);
 	setenv("XDG_CACHE_HOME", cache, 1);
 	test_spaces();
+	test_thread_names();
 	test_jit_maps();
 	test_symbol_memo();
 	test_kernel_syms();
