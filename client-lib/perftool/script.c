@@ -276,10 +276,16 @@ static script_frame ip_frame(script_ctx *c, const perf_event *ev)
 	return f;
 }
 
-/* A frame's name in a folded stack, as stackcollapse-perf.pl makes it:
- * the function without its arguments, ';' made ':'; for an unknown
- * function the file's base name in brackets. */
-static size_t fold_name(const script_frame *f, char *buf, size_t cap)
+/* Whether NAME looks like a Go method ("net/http.(*Client).Do": ".(" and,
+ * after it, ")."), whose parentheses are no argument list. */
+static bool go_method(const char *name)
+{
+	const char *open = strstr(name, ".(");
+	return open && strstr(open + 2, ").");
+}
+
+size_t script_fold_name(const script_frame *f, bool java, char *buf,
+			size_t cap)
 {
 	const char *name = f->sym;
 	char tmp[512];
@@ -292,12 +298,19 @@ static size_t fold_name(const script_frame *f, char *buf, size_t cap)
 			name = tmp;
 		}
 	}
+	const char *paren = NULL;
+	if (!go_method(name)) {
+		paren = strchr(name, '(');
+		while (paren && !strncmp(paren, "(anonymous namespace)", 21))
+			paren = strchr(paren + 21, '(');
+	}
+	const char *p = name;
+	if (java && *p == 'L' && strchr(p, '/') && (!paren || strchr(p, '/') < paren))
+		p++;
 	size_t n = 0;
-	const char *paren = strchr(name, '(');
-	while (paren && !strncmp(paren, "(anonymous namespace)", 21))
-		paren = strchr(paren + 21, '(');
-	for (const char *p = name; *p && (!paren || p < paren) && n + 1 < cap; p++)
-		buf[n++] = *p == ';' ? ':' : *p;
+	for (; *p && (!paren || p < paren) && n + 1 < cap; p++)
+		if (*p != '"' && *p != '\'')
+			buf[n++] = *p == ';' ? ':' : *p;
 	buf[n] = '\0';
 	return n;
 }
@@ -307,12 +320,14 @@ static int fold_sample(script_ctx *c, const perf_event *ev,
 {
 	static char line[1 << 16];
 	thread *t = procs_thread(c->procs, ev->tid, ev->pid);
+	const char *comm = t ? t->comm : ":-1";
+	bool java = !strcmp(comm, "java");
 	size_t len = 0;
-	for (const char *p = t ? t->comm : ":-1"; *p && len < 64; p++)
+	for (const char *p = comm; *p && len < 64; p++)
 		line[len++] = *p == ' ' ? '_' : *p;
 	for (int i = n - 1; i >= 0; i--) {
 		char name[512];
-		size_t k = fold_name(&f[i], name, sizeof name);
+		size_t k = script_fold_name(&f[i], java, name, sizeof name);
 		if (len + k + 2 >= sizeof line)
 			break;
 		line[len++] = ';';

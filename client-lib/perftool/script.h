@@ -54,6 +54,21 @@ int script_init(script_ctx *c, const perf_reader *r, procs *p, outbuf *out,
 		bool folded);
 void script_fini(script_ctx *c);
 
+/*
+ * F's name in a folded stack into BUF (CAP bytes, NUL-terminated; returns
+ * its length), tidied as stackcollapse-perf.pl does by default: for an
+ * unknown function the file's base name in brackets; ';' made ':';
+ * everything from the first '(' that does not open "(anonymous
+ * namespace)" left out, unless the name is a Go method's
+ * ("net/http.(*Client).Do"); quotes left out; in the process "java"
+ * (JAVA), the 'L' of a JVM class name ("Ljava/lang/Object;.wait") left
+ * out.  Unlike the script, a name containing "->" (C++'s operator->)
+ * stays one frame: the script splits it there, taking it for perf's
+ * chain of inlined functions.
+ */
+size_t script_fold_name(const script_frame *f, bool java, char *buf,
+			size_t cap);
+
 /* The frames of sample EV into F (at most MAX): kernel then user.  Returns
  * their number. */
 int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,

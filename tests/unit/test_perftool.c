@@ -20,6 +20,7 @@
 #include "../../common/buildid.h"
 #include "../../client-lib/perftool/kernel_syms.h"
 #include "../../client-lib/perftool/procs.h"
+#include "../../client-lib/perftool/script.h"
 #include "unit.h"
 
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
@@ -595,6 +596,46 @@ static void test_jit_maps(void)
 	dso_table_free(t);
 }
 
+/* The name of a frame with symbol SYM (NULL: none) in FILE, folded. */
+static void check_fold(const char *sym, const char *file, bool java,
+		       const char *want)
+{
+	script_frame f = { .sym = sym, .dso = file };
+	char buf[512];
+	size_t n = script_fold_name(&f, java, buf, sizeof buf);
+	CHECK_STR(buf, want);
+	CHECK(n == strlen(want));
+}
+
+/* Folded frame names, tidied as stackcollapse-perf.pl's defaults do (its
+ * own examples where it gives them). */
+static void test_fold_names(void)
+{
+	check_fold("foo(int, char const*)", "/usr/bin/x", false, "foo");
+	check_fold("(anonymous namespace)::bar(int) const", "/usr/bin/x", false,
+		   "(anonymous namespace)::bar");
+	check_fold("ns::(anonymous namespace)::f()::(anonymous namespace)::g",
+		   "/usr/bin/x", false,
+		   "ns::(anonymous namespace)::f");
+	check_fold("net/http.(*Client).Do", "/usr/bin/x", false, "net/http.(*Client).Do");
+	check_fold("a;b", "/usr/bin/x", false, "a:b");
+	check_fold("RegExp:[&<>\"\']", "/tmp/perf-7539.map", false, "RegExp:[&<>]");
+	check_fold(NULL, "/usr/lib/libfoo.so.1", false, "[libfoo.so.1]");
+	check_fold(NULL, "[unknown]", false, "[unknown]");
+	check_fold("Lorg/mozilla/javascript/ContextFactory;.call(Lorg/mozilla/"
+		   "javascript/ContextAction;)Ljava/lang/Object;", "/tmp/perf-1.map",
+		   true, "org/mozilla/javascript/ContextFactory:.call");
+	check_fold("Lorg/mozilla/javascript/MemberBox;.<init>(Ljava/lang/reflect/"
+		   "Method;)V", "/tmp/perf-1.map", false,
+		   "Lorg/mozilla/javascript/MemberBox:.<init>");
+	check_fold("Lfoo", "/usr/bin/x", true, "Lfoo"); /* no '/': no class */
+	/* cut to the buffer, still terminated */
+	script_frame f = { .sym = "abcdefgh", .dso = "x" };
+	char small[4];
+	CHECK(script_fold_name(&f, false, small, sizeof small) == 3);
+	CHECK_STR(small, "abc");
+}
+
 /* Threads' names before any COMM record, as perf script prints them: the
  * idle task (system-wide recordings) "swapper", any other ":TID". */
 static void test_thread_names(void)
@@ -623,6 +664,7 @@ int main(void)
 	setenv("XDG_CACHE_HOME", cache, 1);
 	test_spaces();
 	test_thread_names();
+	test_fold_names();
 	test_jit_maps();
 	test_symbol_memo();
 	test_kernel_syms();
