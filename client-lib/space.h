@@ -102,6 +102,10 @@ void process_space_unpin(void);
  * dynamic loader's lock: not async-signal-safe. */
 bool process_space_refresh(void);
 
+/* Whether the process-wide space has been built (by a first unwind or
+ * ehelf_backtrace_init). */
+bool process_space_built(void);
+
 /* Set the thread's last error (ehelf_last_error). */
 void ehelf_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

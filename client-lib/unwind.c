@@ -444,6 +444,11 @@ void process_space_unpin(void)
 	atomic_fetch_sub(&global_pins, 1);
 }
 
+bool process_space_built(void)
+{
+	return atomic_load(&global_space) != NULL;
+}
+
 bool process_space_refresh(void)
 {
 	unsigned long c[2] = { 0, 0 };

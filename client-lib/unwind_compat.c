@@ -290,13 +290,29 @@ COMPAT int _ULx86_64_get_proc_name(unw_cursor_t *c, char *buf, size_t len,
 	return truncated ? -UNW_ENOMEM : 0;
 }
 
+/* Whether return address RA lies in no module of the process space. */
+static bool in_no_module(uint64_t ra)
+{
+	const ehelf_space *s = process_space_pin();
+	bool none = s && !space_find(s, ra - 1);
+	process_space_unpin();
+	return none;
+}
+
 /* no tail call: backtrace_with skips this frame */
 __attribute__((optimize("no-optimize-sibling-calls")))
 COMPAT int unw_backtrace(void **buf, int size)
 {
 	/* the caller of unw_backtrace first, as libunwind does; modules
 	 * without an eh_elf through libdw */
-	return backtrace_with(buf, size, 0);
+	int n = backtrace_with(buf, size, 0);
+	/* ended at a pc in no module: perhaps in a library loaded since (a
+	 * Python extension module, say), which libunwind, looking modules
+	 * up with dl_iterate_phdr, would find: look again, as unw_step does */
+	if (n > 0 && n < size && in_no_module((uint64_t)(uintptr_t)buf[n - 1]) &&
+	    process_space_refresh())
+		n = backtrace_with(buf, size, 0);
+	return n;
 }
 
 COMPAT void _Ux86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
@@ -305,7 +321,13 @@ COMPAT void _Ux86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
 	(void)as;
 	(void)lo;
 	(void)hi;
-	ehelf_backtrace_init(); /* libraries may have come or gone */
+	/* libraries may have come or gone: rebuild the space, if there is
+	 * one yet.  Before the first unwind there is nothing to flush, and
+	 * building it here would dlopen eh_elfs inside whatever the caller
+	 * holds: heaptrack sets the cache up (unw_set_cache_size, which in
+	 * libunwind flushes) under the lock its dlopen hook takes too. */
+	if (process_space_built())
+		ehelf_backtrace_init();
 }
 
 COMPAT int _ULx86_64_set_caching_policy(unw_addr_space_t as,
@@ -313,6 +335,15 @@ COMPAT int _ULx86_64_set_caching_policy(unw_addr_space_t as,
 {
 	(void)as;
 	(void)p; /* eh_elfs need no cache */
+	return 0;
+}
+
+COMPAT int _ULx86_64_set_cache_size(unw_addr_space_t as, size_t size,
+				    int flag)
+{
+	(void)as;
+	(void)size;
+	(void)flag; /* eh_elfs need no cache */
 	return 0;
 }
 
@@ -353,3 +384,5 @@ ALIAS(_ULx86_64_is_signal_frame, _Ux86_64_is_signal_frame);
 ALIAS(_ULx86_64_get_proc_info, _Ux86_64_get_proc_info);
 ALIAS(_ULx86_64_get_proc_name, _Ux86_64_get_proc_name);
 ALIAS(_ULx86_64_resume, _Ux86_64_resume);
+ALIAS(_ULx86_64_set_caching_policy, _Ux86_64_set_caching_policy);
+ALIAS(_ULx86_64_set_cache_size, _Ux86_64_set_cache_size);

@@ -12,7 +12,7 @@ PACKAGES="
   clang libclang-rt-14-dev lld
   dpkg-dev apt ca-certificates bc
   alien rpm zstd libzstd-dev xz-utils
-  linux-perf rt-tests
+  linux-perf rt-tests heaptrack
 "
 
 missing=""

@@ -11,6 +11,9 @@
 #    ptrace unwinder, with and without libc's and libstdc++'s eh_elfs;
 #  - unw-api with Debian's libunwind, relinked against libehelf-unwind,
 #    and under LD_PRELOAD=libehelf-unwind.so: identical output;
+#  - heaptrack (which records a backtrace with libunwind's unw_backtrace
+#    at every allocation) on a Python script, as is and with
+#    libehelf-unwind.so preloaded: the same backtraces;
 #  - gdb's backtraces of the same process at the same points.
 # Usage: tests/unwind/run-unwind-tests.sh BUILD
 set -eu
@@ -101,6 +104,67 @@ cmp -s "$T/u0" "$T/u2" && ok "relinked against libehelf-unwind: same $lines line
 	{ bad "relinked output differs"; diff "$T/u0" "$T/u2" | head -20; }
 cmp -s "$T/u1" "$T/u3" && ok "LD_PRELOAD=libehelf-unwind.so: same $lines lines" ||
 	{ bad "preloaded output differs"; diff "$T/u1" "$T/u3" | head -20; }
+
+echo "== heaptrack, a libunwind user, with libehelf-unwind preloaded"
+# heaptrack's preloaded library calls unw_backtrace at every allocation;
+# Python loads the json module's C part with dlopen during the run.  Both
+# runs preload a library from the same directory under a name as long
+# (libehelf-unwind, or one that does nothing) and get equally long
+# environments, and PYTHONHASHSEED is fixed.  Python then allocates alike
+# but for a few allocations that follow where its heap lies (which
+# libehelf-unwind's own allocations shift) and one the dynamic loader
+# makes for the json module unless the eh_elfs' dlopen made it first: so
+# the stacks through the dlopen'ed module (its addresses cut to their page
+# offset) must be the same, and 99% of the distinct stacks of the whole
+# run must be found in both.
+if command -v heaptrack >/dev/null 2>&1; then
+	H=$T/ht
+	mkdir -p "$H/files" "$H/p"
+	py=$(readlink -f /usr/bin/python3)
+	json=$("$py" -c 'import _json; print(_json.__file__)')
+	for f in "$py" "$json" /usr/lib/heaptrack/libheaptrack_preload.so; do
+		cp -n "$f" "$H/files/"
+		ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]*ld-linux/ { print $1 }' |
+		while read -r lib; do cp -n "$(readlink -f "$lib")" "$H/files/"; done
+	done
+	"$build/bin/ehelf-batch" --store "$EHELF_PATH" "$H/files" >/dev/null 2>&1
+	cp "$pre" "$H/p/libehelf-unwind.so"
+	echo 'void nothing_at_all(void) {}' | cc -shared -fPIC -x c -o "$H/p/libnothing-at-a.so" -
+	cat >"$H/w.py" <<'PY'
+import json
+d = {"k%d" % i: [i, str(i), {"x": i}] for i in range(3000)}
+print(len(json.loads(json.dumps(d))))
+PY
+	for v in b e; do
+		lib=$H/p/libnothing-at-a.so
+		[ "$v" = e ] && lib=$H/p/libehelf-unwind.so
+		# (a deadlock between heaptrack's locks and ours fails, not hangs)
+		(cd "$H" && PYTHONHASHSEED=0 LD_PRELOAD="$lib" LD_DEBUG=bindings \
+			LD_DEBUG_OUTPUT="$H/bind-$v" timeout -s KILL 120 \
+			heaptrack -o "r$v" "$py" w.py >/dev/null 2>&1) ||
+			bad "heaptrack ($v) failed or hung"
+		heaptrack_print -f "$H/r$v.zst" -F "$H/r$v.stacks" \
+			--flamegraph-cost-type allocations >/dev/null 2>&1
+		sed 's/0x7f[0-9a-f]*\([0-9a-f]\{3\}\)/0x7f..\1/g' "$H/r$v.stacks" | sort >"$H/r$v.sorted"
+		grep '0x7f\.\.' "$H/r$v.sorted" >"$H/r$v.mod" || true
+		sed 's/ [0-9]*$//' "$H/r$v.sorted" | sort -u >"$H/r$v.set" # no counts
+	done
+	n=$(wc -l <"$H/rb.sorted")
+	m=$(wc -l <"$H/rb.mod")
+	distinct=$(wc -l <"$H/rb.set")
+	common=$(comm -12 "$H/rb.set" "$H/re.set" | wc -l)
+	cat "$H"/bind-e.* 2>/dev/null | grep -q "libehelf-unwind.so .*unw_backtrace" ||
+		bad "heaptrack: its unw_backtrace was not libehelf-unwind's"
+	[ "$n" -gt 100 ] && [ "$m" -ge 5 ] || bad "heaptrack: $n stacks, $m through the dlopen'ed module"
+	cmp -s "$H/rb.mod" "$H/re.mod" &&
+		ok "heaptrack: the $m stacks through a module loaded with dlopen are libunwind's" ||
+		{ bad "heaptrack: stacks through the dlopen'ed module differ"; diff "$H/rb.mod" "$H/re.mod" | cut -c1-300 | head; }
+	[ $((common * 100)) -ge $((distinct * 99)) ] &&
+		ok "heaptrack: $common of its $distinct distinct stacks found by both" ||
+		{ bad "heaptrack: only $common of $distinct distinct stacks found by both"; diff "$H/rb.set" "$H/re.set" | cut -c1-300 | head; }
+else
+	bad "heaptrack is not installed"
+fi
 
 echo "== gdb, on the same process"
 gdb_compare() { # STORE WHAT ARGS...
