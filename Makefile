@@ -216,7 +216,8 @@ UNW_DIFF := $(B)/obj/tests/unwind/frame_diff.o
 UNW_BINS := $(UNW_DIR)/compare-libunwind $(UNW_DIR)/compare-libunwind-ibt \
             $(UNW_DIR)/unw-api-libunwind $(UNW_DIR)/unw-api-libunwind-gcceh \
             $(UNW_DIR)/unw-api-ehelf $(UNW_DIR)/compare-remote $(UNW_DIR)/sample-compare \
-            $(UNW_DIR)/robustness $(UNW_DIR)/libunwtest-dso.so
+            $(UNW_DIR)/robustness $(UNW_DIR)/libunwtest-dso.so \
+            $(UNW_DIR)/backtrace-dlopen
 UNW_WORK := $(B)/obj/tests/unwind/workloads.o $(B)/obj/tests/unwind/workloads_cxx.o
 CXX ?= g++
 $(B)/obj/%.o: %.cc $(FLAGS_STAMP)
@@ -261,6 +262,10 @@ $(UNW_DIR)/unw-api-libunwind-gcceh: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN)
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lgcc_s \
 		-Wl,--pop-state -lunwind -ldl -lpthread
+$(UNW_DIR)/backtrace-dlopen: $(B)/obj/tests/unwind/backtrace_dlopen.o $(B)/lib/libehelf-unwind.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -rdynamic -o $@ $(B)/obj/tests/unwind/backtrace_dlopen.o \
+		-L$(B)/lib -lehelf-unwind -ldl
 $(UNW_DIR)/unw-api-ehelf: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) $(B)/lib/libehelf-unwind.so
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) \

@@ -20,13 +20,15 @@
 
 /*
  * Step IN into OUT (not overlapping) through O's remote entry point at PC
- * (link-time), as ehelf_object_step, twice, with every word READ cannot
- * give read as 0 the first time and as all ones the second: a register
- * whose value differs between the two depends on unreadable memory and is
- * marked invalid in OUT.  Returns EHELF_STEP or EHELF_OUTERMOST when both
- * runs say so and the return address and the CFA (rip, rsp) do not
- * differ; EHELF_E_READ otherwise (nothing was missing, the frame itself
- * needs that memory, or the two runs disagree on the outcome).
+ * (link-time), as ehelf_object_step, three times, every word READ cannot
+ * give read as 0, then as all ones, then as 0x5a5a...: a register whose
+ * value differs between them depends on unreadable memory and is marked
+ * invalid in OUT (a rule that maps all three fills to one value would go
+ * unnoticed: none in real CFI is known).  Returns EHELF_OUTERMOST when
+ * every run says so; EHELF_STEP when every run steps and the return
+ * address, the CFA (rip, rsp) and the valid set agree; EHELF_E_READ
+ * otherwise (nothing was missing, the frame itself needs that memory, or
+ * the runs disagree on the outcome).
  */
 int lenient_object_step(const ehelf_object *o, uint64_t pc,
 			const ehelf_regs *in, ehelf_regs *out,

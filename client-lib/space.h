@@ -87,8 +87,9 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * snapshot unwind, whose caller may have the same stack pointer. */
 #define UNWIND_FIRST_STEP 0x80000000u
 
-/* ehelf_backtrace with unwinding FLAGS, for the caller of its caller. */
-int backtrace_with(void **ips, int max, unsigned flags);
+/* ehelf_backtrace with unwinding FLAGS, for the caller of its caller;
+ * *SIGNAL_SEEN (when not NULL) set if the walk crossed a signal frame. */
+int backtrace_with(void **ips, int max, unsigned flags, bool *signal_seen);
 
 /* The process-wide space of ehelf_backtrace and the libunwind API, built
  * on first use, pinned while in use: every process_space_pin() (NULL if it
@@ -99,7 +100,9 @@ void process_space_unpin(void);
 
 /* Rebuild the process-wide space if objects were loaded or unloaded since
  * it was built (dl_iterate_phdr's counters); true if it was.  Takes the
- * dynamic loader's lock: not async-signal-safe. */
+ * dynamic loader's lock, and a rebuild allocates and dlopens: not
+ * async-signal-safe (callers skip it once a walk has crossed a signal
+ * frame). */
 bool process_space_refresh(void);
 
 /* Whether the process-wide space has been built (by a first unwind or

@@ -241,11 +241,14 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * machine registers from frame to frame; anything else goes through
  * slow_step, which also fills the cache.  The frames go into FRAMES, or
  * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
- * inlined with constant arguments, one loop for each.
+ * inlined with constant arguments, one loop for each.  *SIGNAL_SEEN (when
+ * not NULL) is set if a signal frame was crossed (never through the cache:
+ * signal frames' rows have no summary).
  */
 static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
-	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags)
+	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags,
+	    bool *signal_seen)
 {
 	flags &= ~UNWIND_FIRST_STEP; /* ours to set */
 	if (max <= 0)
@@ -289,6 +292,8 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 		}
 		exact = r.valid & EHELF_SIGNAL_FRAME;
 		fflags = exact ? EHELF_FRAME_SIGNAL : 0;
+		if (signal_seen && exact)
+			*signal_seen = true;
 		valid = r.valid & EHELF_VALID_REGS;
 		rip = r.r[EHELF_RIP];
 		rsp = r.r[EHELF_RSP];
@@ -303,7 +308,7 @@ static int unwind(const ehelf_space *s, const ehelf_regs *initial,
 		  const reader *rd, ehelf_frame *frames, int max,
 		  unsigned flags)
 {
-	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags);
+	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags, NULL);
 }
 
 int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
@@ -387,7 +392,8 @@ static _Atomic(ehelf_space *) global_space;
 static atomic_int global_pins;
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static ehelf_space *retired; /* replaced spaces, a list; under global_lock */
-static unsigned long loaded_adds, loaded_subs; /* dl_iterate_phdr's counters */
+/* dl_iterate_phdr's counters when the space was built */
+static _Atomic unsigned long loaded_adds, loaded_subs;
 
 static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -453,14 +459,13 @@ bool process_space_refresh(void)
 {
 	unsigned long c[2] = { 0, 0 };
 	dl_iterate_phdr(read_counters, c);
-	pthread_mutex_lock(&global_lock);
-	bool changed = c[0] != loaded_adds || c[1] != loaded_subs;
-	pthread_mutex_unlock(&global_lock);
+	bool changed = c[0] != atomic_load(&loaded_adds) ||
+		       c[1] != atomic_load(&loaded_subs);
 	return changed && ehelf_backtrace_init() == 0;
 }
 
 __attribute__((noinline)) int backtrace_with(void **ips, int max,
-					     unsigned flags)
+					     unsigned flags, bool *signal_seen)
 {
 	if (max <= 0)
 		return 0;
@@ -472,7 +477,8 @@ __attribute__((noinline)) int backtrace_with(void **ips, int max,
 		reader rd = local_reader(r.r[EHELF_RSP]);
 		/* frame 0 is here, 1 our caller: the pcs from frame 2 on */
 		n = unwind_loop(s, &r, &rd, NULL, ips, 2,
-				max > INT_MAX - 2 ? INT_MAX : max + 2, flags);
+				max > INT_MAX - 2 ? INT_MAX : max + 2, flags,
+				signal_seen);
 	}
 	process_space_unpin();
 	return n;
@@ -481,5 +487,5 @@ __attribute__((noinline)) int backtrace_with(void **ips, int max,
 __attribute__((optimize("no-optimize-sibling-calls")))
 int ehelf_backtrace(void **ips, int max)
 {
-	return backtrace_with(ips, max, EHELF_UNWIND_NO_FALLBACK);
+	return backtrace_with(ips, max, EHELF_UNWIND_NO_FALLBACK, NULL);
 }

@@ -33,6 +33,10 @@ typedef struct compat_cursor {
 			  * up last for this cursor (by unw_step, for the
 			  * frame it left, or by unw_get_proc_info, for this
 			  * one) is a signal frame, as in libunwind */
+	bool crossed;    /* unw_step has gone through a signal frame: this is
+			  * probably a signal handler, where libraries loaded
+			  * since the space was built are not looked for (a
+			  * rebuild allocates and dlopens) */
 	ehelf_regs regs;
 } compat_cursor;
 
@@ -99,8 +103,9 @@ COMPAT int _ULx86_64_step(unw_cursor_t *c)
 		}
 		process_space_unpin();
 		/* a pc in no module: perhaps a library loaded since (as
-		 * libunwind, which looks modules up with dl_iterate_phdr) */
-		if (!unknown || !process_space_refresh())
+		 * libunwind, which looks modules up with dl_iterate_phdr);
+		 * not past a signal frame (see crossed) */
+		if (!unknown || k->crossed || !process_space_refresh())
 			break;
 	}
 	if (st == EHELF_OUTERMOST || st == EHELF_E_NOT_COVERED)
@@ -108,6 +113,7 @@ COMPAT int _ULx86_64_step(unw_cursor_t *c)
 	if (st != EHELF_STEP)
 		return -UNW_EBADFRAME;
 	k->signal = k->regs.valid & EHELF_SIGNAL_FRAME;
+	k->crossed |= k->signal;
 	k->exact = k->signal;
 	k->regs.valid &= EHELF_VALID_REGS;
 	return 1;
@@ -151,12 +157,13 @@ COMPAT int _ULx86_64_is_signal_frame(unw_cursor_t *c)
 }
 
 /* The module of IP in the pinned process space (unpin after use), after a
- * refresh if no module holds IP (a library loaded since); NULL if none. */
-static module *pinned_module(uint64_t ip)
+ * refresh if no module holds IP (a library loaded since) and REFRESH;
+ * NULL if none. */
+static module *pinned_module(uint64_t ip, bool refresh)
 {
 	const ehelf_space *s = process_space_pin();
 	const module *m = s ? space_find(s, ip) : NULL;
-	if (!m) {
+	if (!m && refresh) {
 		process_space_unpin();
 		process_space_refresh();
 		s = process_space_pin();
@@ -168,10 +175,10 @@ static module *pinned_module(uint64_t ip)
 /* The function around IP, as libunwind finds it: the closest STT_FUNC
  * symbol at or below it in the module's .symtab or .dynsym.  Its name goes
  * to NAME (LEN > 0 bytes, *TRUNCATED when it did not fit). */
-static int symbol_of(uint64_t ip, char *name, size_t len, uint64_t *start,
-		     uint64_t *size, bool *truncated)
+static int symbol_of(uint64_t ip, bool refresh, char *name, size_t len,
+		     uint64_t *start, uint64_t *size, bool *truncated)
 {
-	const module *m = pinned_module(ip);
+	const module *m = pinned_module(ip, refresh);
 	elf_file f;
 	ehelf_err err;
 	int rc = !m || (!m->path && !m->image) ? -1
@@ -225,7 +232,7 @@ COMPAT int _ULx86_64_get_proc_info(unw_cursor_t *c, unw_proc_info_t *pi)
 		return -UNW_EINVAL;
 	memset(pi, 0, sizeof *pi);
 	uint64_t ip = k->regs.r[EHELF_RIP] - (k->exact ? 0 : 1);
-	module *m = pinned_module(ip);
+	module *m = pinned_module(ip, !k->crossed);
 	fde_info fi;
 	int rc = ERR_NOTFOUND;
 	uint64_t bias = m ? m->bias : 0;
@@ -283,7 +290,8 @@ COMPAT int _ULx86_64_get_proc_name(unw_cursor_t *c, char *buf, size_t len,
 	 * leaves the offset from pc-1 */
 	uint64_t ip = k->regs.r[EHELF_RIP] - (k->exact ? 0 : 1), start, size;
 	bool truncated = false;
-	if (!len || symbol_of(ip, buf, len, &start, &size, &truncated) < 0)
+	if (!len || symbol_of(ip, !k->crossed, buf, len, &start, &size,
+			      &truncated) < 0)
 		return -UNW_ENOINFO;
 	if (off)
 		*off = ip - start + (!k->exact && !truncated);
@@ -305,13 +313,16 @@ COMPAT int unw_backtrace(void **buf, int size)
 {
 	/* the caller of unw_backtrace first, as libunwind does; modules
 	 * without an eh_elf through libdw */
-	int n = backtrace_with(buf, size, 0);
+	bool signal = false;
+	int n = backtrace_with(buf, size, 0, &signal);
 	/* ended at a pc in no module: perhaps in a library loaded since (a
 	 * Python extension module, say), which libunwind, looking modules
-	 * up with dl_iterate_phdr, would find: look again, as unw_step does */
-	if (n > 0 && n < size && in_no_module((uint64_t)(uintptr_t)buf[n - 1]) &&
-	    process_space_refresh())
-		n = backtrace_with(buf, size, 0);
+	 * up with dl_iterate_phdr, would find: look again, as unw_step does;
+	 * not past a signal frame, where this is probably a signal handler
+	 * (a rebuild allocates and dlopens) */
+	if (n > 0 && n < size && !signal &&
+	    in_no_module((uint64_t)(uintptr_t)buf[n - 1]) && process_space_refresh())
+		n = backtrace_with(buf, size, 0, NULL);
 	return n;
 }
 
@@ -322,10 +333,11 @@ COMPAT void _Ux86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
 	(void)lo;
 	(void)hi;
 	/* libraries may have come or gone: rebuild the space, if there is
-	 * one yet.  Before the first unwind there is nothing to flush, and
-	 * building it here would dlopen eh_elfs inside whatever the caller
-	 * holds: heaptrack sets the cache up (unw_set_cache_size, which in
-	 * libunwind flushes) under the lock its dlopen hook takes too. */
+	 * one yet (before the first unwind there is nothing to flush; a
+	 * build there would dlopen eh_elfs inside whatever the caller holds,
+	 * as heaptrack's setup did, through libunwind's own
+	 * unw_set_cache_size before ours was exported).  A rebuild here, in
+	 * the caller's context, allocates and dlopens new eh_elfs. */
 	if (process_space_built())
 		ehelf_backtrace_init();
 }

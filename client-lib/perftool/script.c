@@ -304,7 +304,12 @@ size_t script_fold_name(const script_frame *f, bool java, char *buf,
 		while (paren && !strncmp(paren, "(anonymous namespace)", 21))
 			paren = strchr(paren + 21, '(');
 	}
+	if (cap == 0)
+		return 0;
 	const char *p = name;
+	/* the script drops quotes before it looks for the class's L */
+	while (*p == '"' || *p == '\'')
+		p++;
 	if (java && *p == 'L' && strchr(p, '/') && (!paren || strchr(p, '/') < paren))
 		p++;
 	size_t n = 0;

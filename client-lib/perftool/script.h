@@ -55,8 +55,8 @@ int script_init(script_ctx *c, const perf_reader *r, procs *p, outbuf *out,
 void script_fini(script_ctx *c);
 
 /*
- * F's name in a folded stack into BUF (CAP bytes, NUL-terminated; returns
- * its length), tidied as stackcollapse-perf.pl does by default: for an
+ * F's name in a folded stack into BUF (CAP bytes, NUL-terminated when CAP
+ * > 0; returns its length), tidied as stackcollapse-perf.pl does by default: for an
  * unknown function the file's base name in brackets; ';' made ':';
  * everything from the first '(' that does not open "(anonymous
  * namespace)" left out, unless the name is a Go method's

@@ -9,7 +9,7 @@
  * address is in rcx; at zoo_eh_return_move the CFA is rcx + 8.  No
  * summary describes those rows, so the eh_elf's own step runs, fails on
  * rax's slot, and lenient_object_step (lenient_step.h) steps the frame
- * without rax, through the eh_elf still; a return address that cannot be
+ * without rax, through the eh_elf still; a return address that cannot
  * be read still truncates the unwind.  Found in perf samples of a C++
  * program throwing in a loop, where libunwind and libdw went on and
  * ehelf stopped.
