@@ -87,9 +87,17 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * snapshot unwind, whose caller may have the same stack pointer. */
 #define UNWIND_FIRST_STEP 0x80000000u
 
+/* How a walk went: whether it crossed a signal frame, and why it stopped
+ * (EHELF_STEP when it filled the buffer or met its limit, else the last
+ * step's status; set by the unwinding loop, zeroed by the caller). */
+typedef struct walk_info {
+	bool signal_seen;
+	int stop;
+} walk_info;
+
 /* ehelf_backtrace with unwinding FLAGS, for the caller of its caller;
- * *SIGNAL_SEEN (when not NULL) set if the walk crossed a signal frame. */
-int backtrace_with(void **ips, int max, unsigned flags, bool *signal_seen);
+ * WALK (may be NULL) says how the walk went. */
+int backtrace_with(void **ips, int max, unsigned flags, walk_info *walk);
 
 /* The process-wide space of ehelf_backtrace and the libunwind API, built
  * on first use, pinned while in use: every process_space_pin() (NULL if it

@@ -241,14 +241,13 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * machine registers from frame to frame; anything else goes through
  * slow_step, which also fills the cache.  The frames go into FRAMES, or
  * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
- * inlined with constant arguments, one loop for each.  *SIGNAL_SEEN (when
- * not NULL) is set if a signal frame was crossed (never through the cache:
- * signal frames' rows have no summary).
+ * inlined with constant arguments, one loop for each.  WALK (when not
+ * NULL) tells how the walk went (space.h).
  */
 static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags,
-	    bool *signal_seen)
+	    walk_info *walk)
 {
 	flags &= ~UNWIND_FIRST_STEP; /* ours to set */
 	if (max <= 0)
@@ -288,12 +287,14 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 		if (st != EHELF_STEP) {
 			if (st == EHELF_E_READ && frames)
 				frames[n - 1].flags |= EHELF_FRAME_TRUNCATED;
+			if (walk)
+				walk->stop = st;
 			break;
 		}
 		exact = r.valid & EHELF_SIGNAL_FRAME;
 		fflags = exact ? EHELF_FRAME_SIGNAL : 0;
-		if (signal_seen && exact)
-			*signal_seen = true;
+		if (walk && exact) /* never through the cache: no summary */
+			walk->signal_seen = true;
 		valid = r.valid & EHELF_VALID_REGS;
 		rip = r.r[EHELF_RIP];
 		rsp = r.r[EHELF_RSP];
@@ -465,7 +466,7 @@ bool process_space_refresh(void)
 }
 
 __attribute__((noinline)) int backtrace_with(void **ips, int max,
-					     unsigned flags, bool *signal_seen)
+					     unsigned flags, walk_info *walk)
 {
 	if (max <= 0)
 		return 0;
@@ -478,7 +479,7 @@ __attribute__((noinline)) int backtrace_with(void **ips, int max,
 		/* frame 0 is here, 1 our caller: the pcs from frame 2 on */
 		n = unwind_loop(s, &r, &rd, NULL, ips, 2,
 				max > INT_MAX - 2 ? INT_MAX : max + 2, flags,
-				signal_seen);
+				walk);
 	}
 	process_space_unpin();
 	return n;

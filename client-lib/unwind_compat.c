@@ -313,14 +313,14 @@ COMPAT int unw_backtrace(void **buf, int size)
 {
 	/* the caller of unw_backtrace first, as libunwind does; modules
 	 * without an eh_elf through libdw */
-	bool signal = false;
-	int n = backtrace_with(buf, size, 0, &signal);
+	walk_info walk = { false, EHELF_STEP };
+	int n = backtrace_with(buf, size, 0, &walk);
 	/* ended at a pc in no module: perhaps in a library loaded since (a
 	 * Python extension module, say), which libunwind, looking modules
 	 * up with dl_iterate_phdr, would find: look again, as unw_step does;
 	 * not past a signal frame, where this is probably a signal handler
 	 * (a rebuild allocates and dlopens) */
-	if (n > 0 && n < size && !signal &&
+	if (n > 0 && walk.stop == EHELF_E_NOT_COVERED && !walk.signal_seen &&
 	    in_no_module((uint64_t)(uintptr_t)buf[n - 1]) && process_space_refresh())
 		n = backtrace_with(buf, size, 0, NULL);
 	return n;
