@@ -10,8 +10,9 @@
  * cache; the eh_elf's local or remote step entry point (lenient_step.h
  * when a load fails); libdw, for modules without an eh_elf.  Unwinding
  * stops at the outermost frame, a pc in no module, a frame that cannot be
- * unwound, a stack pointer that does not move up (except across signal frames; level from the first frame of a
- * remote or snapshot unwind) and the frame limit.
+ * unwound, a stack pointer that does not move up (except across signal
+ * frames; level from the first frame of a remote or snapshot unwind) and
+ * the frame limit.
  */
 #define _GNU_SOURCE
 #include <errno.h>

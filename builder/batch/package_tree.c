@@ -47,6 +47,18 @@ bool pkg_is_elf_file(const char *path)
 	return elf;
 }
 
+/* Member M: the file at DISK, PATH in the package; read in place.  1. */
+static int member(tree_reader *r, pkg_member *m, const char *path,
+		  const char *disk)
+{
+	pkg_normalize_path(path, m->path, sizeof m->path);
+	pkg_set(r->disk, sizeof r->disk, disk);
+	m->disk_path = r->disk;
+	m->data = NULL;
+	m->size = 0;
+	return 1;
+}
+
 static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 {
 	tree_reader *r = (tree_reader *)base;
@@ -57,12 +69,7 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 		r->file = NULL;
 		if (!pkg_is_elf_file(f))
 			return err_set(err, ERR_IO, "%s: no longer an ELF file", f);
-		pkg_normalize_path(f, m->path, sizeof m->path);
-		pkg_set(r->disk, sizeof r->disk, f);
-		m->disk_path = r->disk;
-		m->data = NULL;
-		m->size = 0;
-		return 1;
+		return member(r, m, f, f);
 	}
 	if (r->fts) {
 		FTSENT *e;
@@ -73,13 +80,7 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 			if (e->fts_info != FTS_F || pkg_is_package_name(e->fts_name) ||
 			    !pkg_is_elf_file(e->fts_path))
 				continue;
-			pkg_normalize_path(e->fts_path + r->root_len, m->path,
-					   sizeof m->path);
-			pkg_set(r->disk, sizeof r->disk, e->fts_path);
-			m->disk_path = r->disk;
-			m->data = NULL;
-			m->size = 0;
-			return 1;
+			return member(r, m, e->fts_path + r->root_len, e->fts_path);
 		}
 		return 0;
 	}
@@ -89,12 +90,7 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 			r->line[--n] = '\0';
 		if (!pkg_is_elf_file(r->line))
 			continue;
-		pkg_normalize_path(r->line, m->path, sizeof m->path);
-		pkg_set(r->disk, sizeof r->disk, r->line);
-		m->disk_path = r->disk;
-		m->data = NULL;
-		m->size = 0;
-		return 1;
+		return member(r, m, r->line, r->line);
 	}
 	return 0;
 }
@@ -119,17 +115,17 @@ int pkg_open_tree(const pkg_job *job, pkg_reader **out, ehelf_err *err)
 	r->base.close = tree_close;
 	pkg_meta *m = &r->base.meta;
 	m->format = job->format;
-	if (job->format == PKG_FILE) {
-		pkg_set(m->source, sizeof m->source, job->path);
-		const char *slash = strrchr(job->path, '/');
-		pkg_set(m->name, sizeof m->name, slash ? slash + 1 : job->path);
-		r->file = job->path;
-		r->single = true;
-	} else if (job->format == PKG_DIR) {
+	if (job->format == PKG_FILE || job->format == PKG_DIR) {
+		/* named after the file or directory */
 		pkg_set(m->source, sizeof m->source, job->path);
 		const char *slash = strrchr(job->path, '/');
 		pkg_set(m->name, sizeof m->name,
 			slash && slash[1] ? slash + 1 : job->path);
+	}
+	if (job->format == PKG_FILE) {
+		r->file = job->path;
+		r->single = true;
+	} else if (job->format == PKG_DIR) {
 		char *const roots[] = { job->path, NULL };
 		r->fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
 		r->root_len = strlen(job->path);

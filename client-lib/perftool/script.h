@@ -56,9 +56,9 @@ void script_fini(script_ctx *c);
 
 /*
  * F's name in a folded stack into BUF (CAP bytes, NUL-terminated when CAP
- * > 0; returns its length), tidied as stackcollapse-perf.pl does by default: for an
- * unknown function the file's base name in brackets; ';' made ':';
- * everything from the first '(' that does not open "(anonymous
+ * > 0; returns its length), tidied as stackcollapse-perf.pl does by
+ * default: for an unknown function the file's base name in brackets; ';'
+ * made ':'; everything from the first '(' that does not open "(anonymous
  * namespace)" left out, unless the name is a Go method's
  * ("net/http.(*Client).Do"); quotes left out; in the process "java"
  * (JAVA), the 'L' of a JVM class name ("Ljava/lang/Object;.wait") left
