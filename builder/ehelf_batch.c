@@ -1,11 +1,13 @@
 /*
  * ehelf-batch - compile the eh_elfs of every ELF of a package repository
  * (or of this machine's installed packages) into a store, in parallel,
- * recording sizes and coverage in sqlite; and merge shards.
+ * recording sizes and coverage in sqlite, signing them with --sign-key;
+ * and merge shards.
  *
  * Exit status: 0 when every package was read (ELFs that could not be
  * compiled are recorded and reported, and make it 0 too), 1 when packages
- * could not be read or the store or database failed, 2 on bad usage.
+ * could not be read or the store or database failed, 2 on bad usage (a
+ * --sign-key that cannot be loaded too).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,13 +17,15 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "batch/db.h"
 #include "batch/merge.h"
 
 static void usage(FILE *out)
 {
 	fputs("Usage: ehelf-batch [--store DIR] [--db FILE] [-j N] [--json]\n"
-	      "                   [--shard K/N] [SOURCE...]\n"
+	      "                   [--shard K/N] [--sign-key KEY] [SOURCE...]\n"
 	      "       ehelf-batch merge --store DIR [--db FILE] [--json] SHARD_STORE...\n"
+	      "       ehelf-batch lookup --store DIR [--db FILE] BUILD-ID...\n"
 	      "\n"
 	      "Compile an eh_elf for every ELF of the SOURCEs into the store\n"
 	      "(DIR/.build-id/XX/REST.so) and record sizes, coverage and errors\n"
@@ -31,6 +35,8 @@ static void usage(FILE *out)
 	      "the packages installed on this machine.  Build-IDs already in the\n"
 	      "store and packages finished by an earlier run are skipped, so a\n"
 	      "run that was interrupted is finished by running it again.\n"
+	      "eh_elfs built by an older ehelf-batch (ABI or code generator\n"
+	      "version) are rebuilt: the packages shipping them are read again.\n"
 	      "\n"
 	      "  -s, --store DIR    the store (default: ./ehelf-store)\n"
 	      "  -d, --db FILE      the database (default: STORE/ehelf.sqlite)\n"
@@ -38,14 +44,36 @@ static void usage(FILE *out)
 	      "      --json         print a summary object on standard output\n"
 	      "      --shard K/N    only the K-th of N deterministic parts of the\n"
 	      "                     packages (1 <= K <= N), for N machines\n"
+	      "      --sign-key KEY sign each eh_elf built with the Ed25519 private\n"
+	      "                     key in PEM file KEY (openssl genpkey -algorithm\n"
+	      "                     ed25519): DIR/.build-id/XX/REST.so.sig, written\n"
+	      "                     before the eh_elf; eh_elfs already in the store\n"
+	      "                     whose signature is missing or by another key\n"
+	      "                     are signed too (docs/signatures.md)\n"
 	      "  -h, --help         show this help\n"
 	      "\n"
-	      "merge: copy the eh_elfs and rows of shard stores (each with its\n"
-	      "database at SHARD_STORE/ehelf.sqlite) into --store and --db.\n"
+	      "merge: copy the eh_elfs, their signatures and rows of shard stores\n"
+	      "(each with its database at SHARD_STORE/ehelf.sqlite) into --store\n"
+	      "and --db.\n"
+	      "\n"
+	      "lookup: print what the database (opened read-only) knows of each\n"
+	      "BUILD-ID's eh_elf, as one JSON object per line: build_id, size,\n"
+	      "sha256, abi_version, generator_version, current (false: the next\n"
+	      "run rebuilds it), signed_by, packages (how many ship it), package\n"
+	      "and path (the first of them); status 1 if one is unknown.\n"
 	      "\n"
 	      "Exit status: 0 success (ELFs that could not be compiled are\n"
 	      "recorded), 1 unreadable packages or a store/database failure,\n"
 	      "2 usage.\n", out);
+}
+
+/* DB, or its default STORE/ehelf.sqlite (in BUF, N bytes). */
+static const char *db_path(const char *store, const char *db, char *buf,
+			   size_t n)
+{
+	if (!db)
+		snprintf(buf, n, "%s/ehelf.sqlite", store);
+	return db ? db : buf;
 }
 
 static int parse_shard(const char *s, unsigned *k, unsigned *n)
@@ -64,11 +92,11 @@ static void print_summary(const batch_summary *s, bool json)
 		       ", \"failed\": %" PRIu64 ", \"no_cfi\": %" PRIu64
 		       ", \"ignored\": %" PRIu64 ", \"eh_frame_bytes\": %" PRIu64
 		       ", \"eh_frame_hdr_bytes\": %" PRIu64 ", \"ehelf_bytes\": %"
-		       PRIu64 ", \"seconds\": %.3f}\n", s->packages,
-		       s->packages_done_before, s->packages_failed, s->elfs,
-		       s->built, s->skipped, s->failed, s->no_cfi, s->ignored,
-		       s->eh_frame_bytes, s->eh_frame_hdr_bytes, s->ehelf_bytes,
-		       s->seconds);
+		       PRIu64 ", \"signatures\": %" PRIu64 ", \"seconds\": %.3f}\n",
+		       s->packages, s->packages_done_before, s->packages_failed,
+		       s->elfs, s->built, s->skipped, s->failed, s->no_cfi,
+		       s->ignored, s->eh_frame_bytes, s->eh_frame_hdr_bytes,
+		       s->ehelf_bytes, s->signatures, s->seconds);
 		return;
 	}
 	fprintf(stderr, "ehelf-batch: %" PRIu64 " packages read (%" PRIu64
@@ -78,6 +106,9 @@ static void print_summary(const batch_summary *s, bool json)
 		"shared objects, %" PRIu64 " failed\n", s->packages,
 		s->packages_done_before, s->packages_failed, s->elfs, s->built,
 		s->skipped, s->no_cfi, s->ignored, s->failed);
+	if (s->signatures)
+		fprintf(stderr, "ehelf-batch: %" PRIu64 " signatures written\n",
+			s->signatures);
 	double in = (double)(s->eh_frame_bytes + s->eh_frame_hdr_bytes);
 	fprintf(stderr, "ehelf-batch: %.1f MiB of .eh_frame + .eh_frame_hdr, "
 		"%.1f MiB of eh_elfs written, in %.1f s (%.1f MiB/s)\n",
@@ -113,10 +144,7 @@ static int run_merge(int argc, char **argv)
 		return 2;
 	}
 	char dbbuf[4096];
-	if (!db) {
-		snprintf(dbbuf, sizeof dbbuf, "%s/ehelf.sqlite", store);
-		db = dbbuf;
-	}
+	db = db_path(store, db, dbbuf, sizeof dbbuf);
 	merge_summary sum;
 	ehelf_err err = { 0 };
 	int rc = batch_merge(store, db, argv + optind, argc - optind, &sum, &err);
@@ -127,32 +155,114 @@ static int run_merge(int argc, char **argv)
 	if (json)
 		printf("{\"shards\": %" PRIu64 ", \"packages\": %" PRIu64
 		       ", \"files\": %" PRIu64 ", \"eh_elfs\": %" PRIu64
-		       ", \"copied\": %" PRIu64 ", \"missing\": %" PRIu64 "}\n",
-		       sum.shards, sum.packages, sum.files, sum.ehelfs,
-		       sum.copied, sum.missing);
+		       ", \"copied\": %" PRIu64 ", \"signatures\": %" PRIu64
+		       ", \"missing\": %" PRIu64 "}\n", sum.shards, sum.packages,
+		       sum.files, sum.ehelfs, sum.copied, sum.signatures,
+		       sum.missing);
 	else
 		fprintf(stderr, "ehelf-batch merge: %" PRIu64 " shards: %" PRIu64
 			" packages, %" PRIu64 " files, %" PRIu64 " eh_elfs (%"
-			PRIu64 " copied, %" PRIu64 " missing from their shard)\n",
-			sum.shards, sum.packages, sum.files, sum.ehelfs,
-			sum.copied, sum.missing);
+			PRIu64 " copied, %" PRIu64 " signatures, %" PRIu64
+			" missing from their shard)\n", sum.shards, sum.packages,
+			sum.files, sum.ehelfs, sum.copied, sum.signatures,
+			sum.missing);
 	return sum.missing ? 1 : 0;
+}
+
+/* S as a JSON string ("" for NULL columns: null). */
+static void json_string(const char *s)
+{
+	if (!*s) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static int run_lookup(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, 's' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *store = NULL, *dbpath = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "s:d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': store = optarg; break;
+		case 'd': dbpath = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if ((!store && !dbpath) || optind == argc) {
+		fprintf(stderr, "ehelf-batch lookup: give --store (or --db) and at "
+			"least one BUILD-ID\n");
+		return 2;
+	}
+	char dbbuf[4096];
+	dbpath = db_path(store, dbpath, dbbuf, sizeof dbbuf);
+	ehelf_err err = { 0 };
+	batch_db *db = NULL;
+	if (db_open(&db, dbpath, DB_READ_ONLY, &err) < 0) {
+		fprintf(stderr, "ehelf-batch lookup: %s\n", err.msg);
+		return 1;
+	}
+	int status = 0;
+	for (int i = optind; i < argc; i++) {
+		db_ehelf_row r;
+		if (db_lookup_ehelf(db, argv[i], &r, &err) < 0) {
+			fprintf(stderr, "ehelf-batch lookup: %s\n", err.msg);
+			status = 1;
+			continue;
+		}
+		printf("{\"build_id\": \"%s\", \"size\": %" PRIu64 ", \"sha256\": ",
+		       argv[i], r.size);
+		json_string(r.sha256);
+		printf(", \"abi_version\": %d, \"generator_version\": %d, "
+		       "\"current\": %s, \"signed_by\": ", r.abi_version,
+		       r.generator_version, db_ehelf_current(&r) ? "true" : "false");
+		json_string(r.signed_by);
+		printf(", \"packages\": %" PRIu64 ", \"package\": ", r.packages);
+		json_string(r.package);
+		fputs(", \"path\": ", stdout);
+		json_string(r.path);
+		puts("}");
+	}
+	db_close(db);
+	return status;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return run_merge(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "lookup") == 0)
+		return run_lookup(argc - 1, argv + 1);
 	static const struct option opts[] = {
 		{ "store", required_argument, NULL, 's' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "shard", required_argument, NULL, 'S' },
+		{ "sign-key", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	batch_opts o = { .store = "ehelf-store" };
+	const char *key_path = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o.jobs = ncpu > 0 ? (int)ncpu : 1;
 	bool json = false;
@@ -176,16 +286,20 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'K': key_path = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	char dbbuf[4096];
-	if (!o.db) {
-		snprintf(dbbuf, sizeof dbbuf, "%s/ehelf.sqlite", o.store);
-		o.db = dbbuf;
-	}
+	o.db = db_path(o.store, o.db, dbbuf, sizeof dbbuf);
 	ehelf_err err = { 0 };
+	sign_key *key = NULL;
+	if (key_path && sign_key_load(&key, key_path, &err) < 0) {
+		fprintf(stderr, "ehelf-batch: --sign-key: %s\n", err.msg);
+		return 2;
+	}
+	o.key = key;
 	pkg_jobs jobs = { 0 };
 	int rc = 0;
 	if (optind == argc)
@@ -195,6 +309,7 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "ehelf-batch: %s\n", err.msg);
 		pkg_jobs_free(&jobs);
+		sign_key_free(key);
 		return rc == ERR_UNSUPPORTED ? 2 : 1;
 	}
 	pkg_jobs_sort(&jobs);
@@ -202,6 +317,7 @@ int main(int argc, char **argv)
 	batch_summary sum;
 	rc = batch_run(&o, &jobs, &sum, &err);
 	pkg_jobs_free(&jobs);
+	sign_key_free(key);
 	if (rc < 0) {
 		fprintf(stderr, "ehelf-batch: %s\n", err.msg);
 		return 1;

@@ -12,9 +12,22 @@
 -- all of its ELFs; a run killed at any moment is finished by running it
 -- again (done packages are skipped, the rest redone; every write is an
 -- upsert, so nothing is duplicated).
+--
+-- The eh_elfs table is also the index ehelf-server serves the store from
+-- (size, SHA-256, versions, signing key; the packages shipping each one).
+--
+-- Versions (PRAGMA user_version), as builder/batch/db.c reads them:
+--   0  the first schema, before versions were recorded: eh_elfs without
+--      sha256, abi_version, generator_version and signed_by.  Opened for
+--      writing, it is migrated silently (the columns added, NULL in old rows,
+--      whose eh_elfs the next run rebuilds); read-only, it is refused.
+--   1  never written.
+--   2  this schema.
+-- A database of a later version is refused (written by a newer ehelf-batch).
 
 PRAGMA journal_mode = WAL;
 PRAGMA foreign_keys = ON;
+PRAGMA user_version = 2;
 
 -- A package, or a plain directory tree, or an installed dpkg package.
 CREATE TABLE IF NOT EXISTS packages (
@@ -53,7 +66,10 @@ CREATE TABLE IF NOT EXISTS files (
 );
 CREATE INDEX IF NOT EXISTS files_build_id ON files(build_id);
 
--- One eh_elf in the store: STORE/.build-id/XX/REST.so for build_id XXREST.
+-- One eh_elf in the store: STORE/.build-id/XX/REST.so for build_id XXREST,
+-- and its signature STORE/.build-id/XX/REST.so.sig when signed_by is set.
+-- A row whose abi_version or generator_version is older than the running
+-- ehelf-batch's (or NULL) is rebuilt by its next run.
 CREATE TABLE IF NOT EXISTS eh_elfs (
 	build_id         TEXT PRIMARY KEY,
 	ehelf_bytes      INTEGER NOT NULL,
@@ -64,7 +80,12 @@ CREATE TABLE IF NOT EXISTS eh_elfs (
 	unique_rows      INTEGER NOT NULL,   -- distinct rule sets
 	entries          INTEGER NOT NULL,   -- lookup-table entries
 	unsupported_rows INTEGER NOT NULL,   -- rows whose rules could not be compiled
-	compile_ms       REAL NOT NULL
+	compile_ms       REAL NOT NULL,
+	-- since version 2 (NULL in rows of version 0):
+	sha256            TEXT,     -- lowercase hex SHA-256 of the eh_elf file's bytes
+	abi_version       INTEGER,  -- EHELF_ABI_VERSION (client-lib/include/ehelf_abi.h)
+	generator_version INTEGER,  -- EHELF_GENERATOR_VERSION (builder/codegen/compile.h)
+	signed_by         TEXT      -- key ID of its signature (docs/signatures.md), NULL: unsigned
 );
 
 -- Rule kinds per register column, counted over the rows of one ELF.

@@ -17,6 +17,22 @@ int buildid_to_hex(const uint8_t *id, size_t n, char *out, size_t outsz)
 	return (int)(2 * n);
 }
 
+static int hex_value(char c)
+{
+	return c >= 'a' ? c - 'a' + 10 : c - '0';
+}
+
+int buildid_from_hex(const char *hex, uint8_t *out, size_t outsz)
+{
+	if (!buildid_valid_hex(hex) || strlen(hex) / 2 > outsz)
+		return -1;
+	size_t n = strlen(hex) / 2;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint8_t)(hex_value(hex[2 * i]) << 4 |
+				   hex_value(hex[2 * i + 1]));
+	return (int)n;
+}
+
 bool buildid_valid_hex(const char *s)
 {
 	size_t n = strnlen(s, BUILDID_HEX_MAX + 1);

@@ -17,6 +17,11 @@ enum { BUILDID_MAX_BYTES = 64, BUILDID_HEX_MAX = 2 * BUILDID_MAX_BYTES };
  * the string length, or -1 if N is 0 or above BUILDID_MAX_BYTES. */
 int buildid_to_hex(const uint8_t *id, size_t n, char *out, size_t outsz);
 
+/* The bytes of HEX, a well-formed build-ID (see buildid_valid_hex), into
+ * OUT (OUTSZ bytes).  Returns the number of bytes, or -1 if HEX is not
+ * well-formed or OUT too small. */
+int buildid_from_hex(const char *hex, uint8_t *out, size_t outsz);
+
 /* Do raw build-IDs A (NA bytes) and B (NB bytes) name the same file?  The
  * shorter one may be padded with zero bytes (perf stores build-IDs in
  * 20-byte fields). */

@@ -10,6 +10,7 @@
 
 #include "../../common/buildid.h"
 #include "../../common/elf_file.h"
+#include "../../common/sign.h"
 #include "../codegen/compile.h"
 #include "db.h"
 #include "progress.h"
@@ -120,22 +121,71 @@ static int build_id_of(elf_file *f, char *hex, size_t n, const char **kind,
 	return buildid_to_hex(digest, 20, hex, n) < 0 ? -1 : 0;
 }
 
+/* The first store or database error stops the run (under the lock). */
+static void set_fatal(shared *s, int rc, const ehelf_err *err)
+{
+	if (rc < 0 && !s->fatal) {
+		s->fatal = rc;
+		s->fatal_err = *err;
+	}
+}
+
+/* An eh_elf built now: what its eh_elfs row records beyond the stats. */
+typedef struct built_ehelf {
+	const ehelf_compile_stats *st;
+	const ehelf_coverage *cov;
+	double ms;
+	const char *sha256;
+	const char *signed_by;
+} built_ehelf;
+
+/* ROW, and the eh_elf B built for it if not NULL, in one transaction. */
 static void record(shared *s, const db_file *row, const char *hex,
-		   const ehelf_compile_stats *st, const ehelf_coverage *cov,
-		   double ms)
+		   const built_ehelf *b)
 {
 	ehelf_err err = { 0 };
 	int rc = db_begin(s->db, &err);
-	if (rc == 0 && st)
-		rc = db_put_ehelf(s->db, hex, st, cov, ms, &err);
+	if (rc == 0 && b)
+		rc = db_put_ehelf(s->db, hex, b->st, b->cov, b->ms, b->sha256,
+				  b->signed_by, &err);
 	if (rc == 0)
 		rc = db_put_file(s->db, row, &err);
 	if (rc == 0)
 		rc = db_commit(s->db, &err);
-	if (rc < 0 && !s->fatal) {
-		s->fatal = rc;
-		s->fatal_err = err;
+	set_fatal(s, rc, &err);
+}
+
+/* Record that KEY signed HEX's eh_elf (under the lock). */
+static void record_signed(shared *s, const char *hex, const char *key)
+{
+	ehelf_err err = { 0 };
+	int rc = db_begin(s->db, &err);
+	if (rc == 0)
+		rc = db_set_signed(s->db, hex, key, &err);
+	if (rc == 0)
+		rc = db_commit(s->db, &err);
+	set_fatal(s, rc, &err);
+}
+
+/* Store IMAGE as HEX's eh_elf: signed (the signature first) when the run
+ * has a key, else with any stale signature removed first.  *SIGNED says
+ * whether a signature was written; SHA gets the SHA-256 of IMAGE. */
+static int store_ehelf(shared *s, const char *hex, const uint8_t *image,
+		       size_t len, char sha[65], bool *signed_, ehelf_err *err)
+{
+	sign_sha256_hex(image, len, sha);
+	*signed_ = false;
+	int rc;
+	if (s->o->key) {
+		char line[SIG_LINE_MAX];
+		rc = sign_ehelf(s->o->key, hex, image, len, line, sizeof line, err);
+		if (rc >= 0)
+			rc = store_put_sig(&s->st, hex, line, (size_t)rc, err);
+		*signed_ = rc == 0;
+	} else {
+		rc = store_remove_sig(&s->st, hex, err);
 	}
+	return rc < 0 ? rc : store_put(&s->st, hex, image, len, err);
 }
 
 static void count(shared *s, const char *status, uint64_t ehf, uint64_t hdr,
@@ -182,16 +232,21 @@ static void compile_and_record(shared *s, elf_file *f,
 		     : err_set(&err, ERR_NOMEM, "out of memory");
 	double ms = (progress_now() - t0) * 1e3;
 	elf_file_close(f);
+	char sha[65];
+	bool signed_ = false;
 	if (rc == 0)
-		rc = store_put(&s->st, hex, image, len, &err);
+		rc = store_ehelf(s, hex, image, len, sha, &signed_, &err);
 	free(image);
 	row->status = rc == 0 ? "built" : rc == ERR_NOTFOUND ? "no-cfi" : "failed";
 	row->error = rc < 0 ? err.msg : NULL;
 	row->ehelf = rc == 0 ? len : 0;
 
+	built_ehelf b = { &st, cov, ms, sha,
+			  signed_ ? sign_key_id(s->o->key) : NULL };
 	pthread_mutex_lock(&s->lock);
-	record(s, row, hex, rc == 0 ? &st : NULL, cov, ms);
+	record(s, row, hex, rc == 0 ? &b : NULL);
 	count(s, row->status, row->eh_frame, row->eh_frame_hdr, row->ehelf);
+	s->sum.signatures += signed_;
 	if (c) {
 		c->done = true;
 		snprintf(c->status, sizeof c->status, "%s", row->status);
@@ -209,9 +264,72 @@ static void compile_and_record(shared *s, elf_file *f,
 static void record_unbuilt(shared *s, const db_file *row)
 {
 	pthread_mutex_lock(&s->lock);
-	record(s, row, NULL, NULL, NULL, 0);
+	record(s, row, NULL, NULL);
 	count(s, row->status, row->eh_frame, row->eh_frame_hdr, 0);
 	pthread_mutex_unlock(&s->lock);
+}
+
+/* Is the signature line LINE (N bytes) by key ID KEY? */
+static bool sig_by(const char *line, int n, const char *key)
+{
+	return n >= (int)sizeof SIG_MAGIC + SIG_KEYID_HEX &&
+	       !memcmp(line, SIG_MAGIC " ", sizeof SIG_MAGIC) &&
+	       !memcmp(line + sizeof SIG_MAGIC, key, SIG_KEYID_HEX);
+}
+
+/* A claim for HEX when its eh_elf is in the store with a current row
+ * (under the lock), else NULL: done, unless the run's key must sign it
+ * (its signature is missing or by another key). */
+static claim *claim_present(shared *s, const char *hex)
+{
+	db_ehelf_row row;
+	if (db_lookup_ehelf(s->db, hex, &row, NULL) < 0 ||
+	    !db_ehelf_current(&row) || !store_has(&s->st, hex))
+		return NULL; /* absent or outdated: compiled (again) */
+	claim *c = claim_add(s, hex);
+	if (!c)
+		return NULL;
+	c->done = true;
+	snprintf(c->status, sizeof c->status, "present");
+	char path[4096];
+	struct stat sb;
+	if (store_path(&s->st, hex, path, sizeof path) == 0 &&
+	    stat(path, &sb) == 0)
+		c->ehelf_bytes = (uint64_t)sb.st_size;
+	if (!s->o->key)
+		return c;
+	const char *key = sign_key_id(s->o->key);
+	char line[SIG_LINE_MAX];
+	if (!sig_by(line, store_get_sig(&s->st, hex, line, sizeof line, NULL), key))
+		c->done = false;
+	else if (strcmp(row.signed_by, key) != 0)
+		record_signed(s, hex, key);
+	return c;
+}
+
+/* Sign HEX's eh_elf, already in the store, with the run's key, and mark
+ * its claim C done (called and returning under the lock; signs without). */
+static void sign_present(shared *s, const char *hex, claim *c)
+{
+	pthread_mutex_unlock(&s->lock);
+	ehelf_err err = { 0 };
+	uint8_t *data = NULL;
+	size_t len = 0;
+	char line[SIG_LINE_MAX];
+	int rc = store_get(&s->st, hex, &data, &len, &err);
+	if (rc == 0)
+		rc = sign_ehelf(s->o->key, hex, data, len, line, sizeof line, &err);
+	if (rc >= 0)
+		rc = store_put_sig(&s->st, hex, line, (size_t)rc, &err);
+	free(data);
+	pthread_mutex_lock(&s->lock);
+	set_fatal(s, rc, &err);
+	if (rc == 0) {
+		record_signed(s, hex, sign_key_id(s->o->key));
+		s->sum.signatures++;
+	}
+	c->done = true;
+	pthread_cond_broadcast(&s->claim_done);
 }
 
 static void process_elf(shared *s, const elf_job *j)
@@ -269,18 +387,10 @@ static void process_elf(shared *s, const elf_job *j)
 	claim *c = claim_find(s, hex);
 	while (c && !c->done)
 		pthread_cond_wait(&s->claim_done, &s->lock);
-	if (!c && db_has_ehelf(s->db, hex) && store_has(&s->st, hex)) {
-		c = claim_add(s, hex);
-		if (c) {
-			c->done = true;
-			snprintf(c->status, sizeof c->status, "present");
-			char path[4096];
-			struct stat sb;
-			if (store_path(&s->st, hex, path, sizeof path) == 0 &&
-			    stat(path, &sb) == 0)
-				c->ehelf_bytes = (uint64_t)sb.st_size;
-		}
-	}
+	if (!c)
+		c = claim_present(s, hex);
+	if (c && !c->done)
+		sign_present(s, hex, c);
 	if (c && strcmp(c->status, "built") && strcmp(c->status, "present")) {
 		/* an earlier file with this build-ID had no usable unwind
 		 * tables (a separate debug file shares its build-ID with the
@@ -295,7 +405,7 @@ static void process_elf(shared *s, const elf_job *j)
 		row.status = !strcmp(c->status, "built") ? "present" : c->status;
 		row.error = c->error[0] ? c->error : NULL;
 		row.ehelf = c->ehelf_bytes;
-		record(s, &row, NULL, NULL, NULL, 0);
+		record(s, &row, NULL, NULL);
 		count(s, row.status, row.eh_frame, row.eh_frame_hdr, 0);
 		pthread_mutex_unlock(&s->lock);
 		elf_file_close(&f);
@@ -342,10 +452,7 @@ static void process_job(shared *s, const pkg_job *job)
 	pthread_mutex_lock(&s->lock);
 	ehelf_err dberr = { 0 };
 	int drc = db_package(s->db, m, &id, &done, &dberr);
-	if (drc < 0 && !s->fatal) {
-		s->fatal = drc;
-		s->fatal_err = dberr;
-	}
+	set_fatal(s, drc, &dberr);
 	pthread_mutex_unlock(&s->lock);
 	/* a directory tree or an ELF file can change between runs: it is
 	 * read again (files whose build-IDs are already built are skipped
@@ -366,12 +473,9 @@ static void process_job(shared *s, const pkg_job *job)
 	pthread_mutex_lock(&s->lock);
 	if (drc == 0 && !done && !s->fatal) {
 		ehelf_err e2 = { 0 };
-		if (db_package_end(s->db, id, rc < 0 ? "failed" : "done",
-				   rc < 0 ? err.msg : NULL, progress_now() - t0,
-				   &e2) < 0 && !s->fatal) {
-			s->fatal = ERR_IO;
-			s->fatal_err = e2;
-		}
+		set_fatal(s, db_package_end(s->db, id, rc < 0 ? "failed" : "done",
+					    rc < 0 ? err.msg : NULL,
+					    progress_now() - t0, &e2), &e2);
 		s->sum.packages++;
 		if (rc < 0) {
 			s->sum.packages_failed++;
@@ -439,8 +543,12 @@ int batch_run(const batch_opts *o, const pkg_jobs *jobs, batch_summary *sum,
 	s->jobs = jobs;
 	int rc = store_open(&s->st, o->store, err);
 	if (rc == 0)
-		rc = db_open(&s->db, o->db, err);
+		rc = db_open(&s->db, o->db, 0, err);
+	if (rc == 0) /* their eh_elfs are rebuilt or signed as they are read */
+		rc = db_reopen_outdated(s->db, o->key ? sign_key_id(o->key) : NULL,
+					err);
 	if (rc < 0) {
+		db_close(s->db);
 		free(s);
 		return rc;
 	}

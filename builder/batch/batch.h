@@ -9,7 +9,13 @@
  * by another worker: it waits for it), else compiles it with
  * ehelf_compile_elf(), writes the eh_elf atomically, then records it.  A
  * package is marked done once all its ELFs are recorded; packages a
- * previous run finished are skipped.
+ * previous run finished are skipped, except those shipping an eh_elf of
+ * an older ABI or generator version, which is rebuilt, or (with a key)
+ * not signed by the run's key (db_reopen_outdated).
+ *
+ * With a signing key, every eh_elf built gets its signature (written
+ * before it), and eh_elfs already in the store whose signature is missing
+ * or by another key are signed again.
  */
 #ifndef EHELF_BATCH_BATCH_H
 #define EHELF_BATCH_BATCH_H
@@ -18,6 +24,7 @@
 #include <stdint.h>
 
 #include "../../common/err.h"
+#include "../../common/sign.h"
 #include "package.h"
 
 typedef struct batch_opts {
@@ -26,6 +33,7 @@ typedef struct batch_opts {
 	int jobs;            /* worker threads, >= 1 */
 	unsigned shard_k;    /* 1..shard_n; shard_n 0: no sharding */
 	unsigned shard_n;
+	const sign_key *key; /* sign with it; NULL: eh_elfs built unsigned */
 } batch_opts;
 
 typedef struct batch_summary {
@@ -41,6 +49,7 @@ typedef struct batch_summary {
 				     * (32-bit, relocatable objects, modules) */
 	uint64_t eh_frame_bytes, eh_frame_hdr_bytes; /* of the ELFs seen */
 	uint64_t ehelf_bytes;       /* of the eh_elfs written */
+	uint64_t signatures;        /* .sig files written (built or re-signed) */
 	double seconds;
 } batch_summary;
 

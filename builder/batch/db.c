@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../client-lib/include/ehelf_abi.h"
+#include "../../common/buildid.h"
 #include "../cfi/dwarf_op.h"
 
 static const char schema_sql[] =
@@ -13,8 +15,8 @@ static const char schema_sql[] =
 	;
 
 enum { S_PKG_UPSERT, S_PKG_GET, S_PKG_END, S_FILE, S_EHELF, S_KINDS, S_OPS,
-       S_FDE_ROWS, S_HAS_EHELF, S_CLEAR_KINDS, S_CLEAR_OPS, S_CLEAR_FDE,
-       S_COUNT };
+       S_FDE_ROWS, S_LOOKUP, S_LOOKUP_PKG, S_SET_SIGNED, S_REOPEN,
+       S_CLEAR_KINDS, S_CLEAR_OPS, S_CLEAR_FDE, S_COUNT };
 
 static const char *const sql[S_COUNT] = {
 	[S_PKG_UPSERT] =
@@ -43,7 +45,8 @@ static const char *const sql[S_COUNT] = {
 	[S_EHELF] =
 		"INSERT OR REPLACE INTO eh_elfs (build_id, ehelf_bytes, code_bytes,"
 		" table_bytes, fdes, rows, unique_rows, entries, unsupported_rows,"
-		" compile_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		" compile_ms, sha256, abi_version, generator_version, signed_by)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 	[S_KINDS] =
 		"INSERT INTO rule_kinds (build_id, column_no, no_rule, undefined,"
 		" same_value, offset, val_offset, register, expression, val_expression)"
@@ -53,7 +56,23 @@ static const char *const sql[S_COUNT] = {
 		" VALUES (?1, ?2, ?3, ?4)",
 	[S_FDE_ROWS] =
 		"INSERT INTO fde_rows (build_id, rows_per_fde, fdes) VALUES (?1, ?2, ?3)",
-	[S_HAS_EHELF] = "SELECT 1 FROM eh_elfs WHERE build_id = ?1",
+	[S_LOOKUP] =
+		"SELECT ehelf_bytes, sha256, abi_version, generator_version,"
+		" signed_by FROM eh_elfs WHERE build_id = ?1",
+	[S_LOOKUP_PKG] =
+		"SELECT (SELECT count(DISTINCT package_id) FROM files WHERE"
+		" build_id = ?1 AND status IN ('built', 'present')), p.name, f.path"
+		" FROM files f JOIN packages p ON p.id = f.package_id"
+		" WHERE f.build_id = ?1 AND f.status IN ('built', 'present')"
+		" ORDER BY p.name, f.path LIMIT 1",
+	[S_SET_SIGNED] = "UPDATE eh_elfs SET signed_by = ?2 WHERE build_id = ?1",
+	[S_REOPEN] =
+		"UPDATE packages SET status = 'reading' WHERE status = 'done' AND id IN"
+		" (SELECT f.package_id FROM files f JOIN eh_elfs e"
+		" ON e.build_id = f.build_id WHERE f.status IN ('built', 'present')"
+		" AND (coalesce(e.abi_version, 0) < ?1"
+		" OR coalesce(e.generator_version, 0) < ?2"
+		" OR (?3 IS NOT NULL AND e.signed_by IS NOT ?3)))",
 	[S_CLEAR_KINDS] = "DELETE FROM rule_kinds WHERE build_id = ?1",
 	[S_CLEAR_OPS] = "DELETE FROM dwarf_ops WHERE build_id = ?1",
 	[S_CLEAR_FDE] = "DELETE FROM fde_rows WHERE build_id = ?1",
@@ -72,24 +91,149 @@ static int db_fail(batch_db *db, ehelf_err *err, const char *what)
 		       sqlite3_errmsg(db->h));
 }
 
-int db_open(batch_db **out, const char *path, ehelf_err *err)
+bool db_has_column(struct sqlite3 *h, const char *schema, const char *table,
+		   const char *column)
+{
+	sqlite3_stmt *s = NULL;
+	bool has = sqlite3_prepare_v2(h, "SELECT 1 FROM pragma_table_info(?1, ?2)"
+				      " WHERE name = ?3", -1, &s, NULL) == SQLITE_OK &&
+		   sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC) == SQLITE_OK &&
+		   sqlite3_bind_text(s, 2, schema, -1, SQLITE_STATIC) == SQLITE_OK &&
+		   sqlite3_bind_text(s, 3, column, -1, SQLITE_STATIC) == SQLITE_OK &&
+		   sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return has;
+}
+
+static int exec_sql(batch_db *db, const char *q, const char *what,
+		    ehelf_err *err)
+{
+	return sqlite3_exec(db->h, q, NULL, NULL, NULL) == SQLITE_OK ? 0
+	       : db_fail(db, err, what);
+}
+
+static int user_version(batch_db *db, int *v, ehelf_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &s, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		*v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : db_fail(db, err, "cannot read");
+}
+
+/* Version 0 to this one: the eh_elfs columns added since, in one
+ * transaction (another process may be doing the same). */
+static int migrate(batch_db *db, ehelf_err *err)
+{
+	static const char *const added[][2] = {
+		{ "sha256", "TEXT" }, { "abi_version", "INTEGER" },
+		{ "generator_version", "INTEGER" }, { "signed_by", "TEXT" },
+	};
+	int rc = exec_sql(db, "BEGIN IMMEDIATE", "cannot upgrade", err);
+	for (size_t i = 0; rc == 0 && i < sizeof added / sizeof *added; i++) {
+		if (db_has_column(db->h, "main", "eh_elfs", added[i][0]))
+			continue;
+		char *q = sqlite3_mprintf("ALTER TABLE eh_elfs ADD COLUMN %s %s",
+					  added[i][0], added[i][1]);
+		rc = q ? exec_sql(db, q, "cannot upgrade", err)
+		       : err_set(err, ERR_NOMEM, "out of memory");
+		sqlite3_free(q);
+	}
+	char q[64];
+	snprintf(q, sizeof q, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+	if (rc == 0)
+		rc = exec_sql(db, q, "cannot upgrade", err);
+	if (rc == 0)
+		return exec_sql(db, "COMMIT", "cannot upgrade", err);
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/* Check the version of the open database; for writing, migrate it or
+ * create the schema. */
+static int check_schema(batch_db *db, bool ro, ehelf_err *err)
+{
+	int v = 0;
+	int rc = user_version(db, &v, err);
+	if (rc < 0)
+		return rc;
+	if (v > DB_SCHEMA_VERSION)
+		return err_set(err, ERR_UNSUPPORTED, "%s: written by a newer "
+			       "ehelf-batch (database version %d; this one knows "
+			       "versions up to %d)", db->path, v, DB_SCHEMA_VERSION);
+	bool tables = db_has_column(db->h, "main", "eh_elfs", "build_id");
+	if (ro && !tables)
+		return err_set(err, ERR_IO, "%s: not an ehelf-batch database (no "
+			       "eh_elfs table)", db->path);
+	if (ro && v < DB_SCHEMA_VERSION)
+		return err_set(err, ERR_UNSUPPORTED, "%s: written by an older "
+			       "ehelf-batch (database version %d): run ehelf-batch "
+			       "on it once to upgrade it", db->path, v);
+	if (ro)
+		return 0;
+	if (tables && v < DB_SCHEMA_VERSION && (rc = migrate(db, err)) < 0)
+		return rc;
+	if ((rc = exec_sql(db, schema_sql, "cannot create the schema", err)) < 0 ||
+	    (rc = exec_sql(db, "PRAGMA synchronous = NORMAL", "cannot set up",
+			   err)) < 0 ||
+	    (rc = user_version(db, &v, err)) < 0)
+		return rc;
+	return v == DB_SCHEMA_VERSION ? 0
+	       : err_set(err, ERR_UNSUPPORTED, "%s: schema.sql sets version %d, "
+			 "db.c expects %d", db->path, v, DB_SCHEMA_VERSION);
+}
+
+/* "file:PATH?immutable=1", PATH percent-encoded, into OUT (N bytes). */
+static int immutable_uri(const char *path, char *out, size_t n)
+{
+	size_t o = (size_t)snprintf(out, n, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (o + 4 >= n)
+			return -1;
+		if (*p == '%' || *p == '?' || *p == '#' || *p < 0x21 || *p > 0x7e)
+			o += (size_t)snprintf(out + o, n - o, "%%%02x", *p);
+		else
+			out[o++] = (char)*p;
+	}
+	return snprintf(out + o, n - o, "?immutable=1") >= (int)(n - o) ? -1 : 0;
+}
+
+/* Open DB->path (URI when IMMUTABLE) and check its schema. */
+static int open_handle(batch_db *db, bool ro, bool immutable, ehelf_err *err)
+{
+	char uri[4200];
+	if (immutable && immutable_uri(db->path, uri, sizeof uri) < 0)
+		return err_set(err, ERR_ARG, "%s: path too long", db->path);
+	int flags = ro ? SQLITE_OPEN_READONLY
+		       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(immutable ? uri : db->path, &db->h,
+			    flags | (immutable ? SQLITE_OPEN_URI : 0), NULL)
+	    != SQLITE_OK)
+		return db_fail(db, err, "cannot open");
+	sqlite3_busy_timeout(db->h, 10000);
+	return check_schema(db, ro, err);
+}
+
+int db_open(batch_db **out, const char *path, unsigned flags, ehelf_err *err)
 {
 	batch_db *db = calloc(1, sizeof *db);
 	if (!db)
 		return err_set(err, ERR_NOMEM, "out of memory");
 	snprintf(db->path, sizeof db->path, "%s", path);
-	int rc = 0;
-	if (sqlite3_open(path, &db->h) != SQLITE_OK) {
-		rc = db_fail(db, err, "cannot open");
-		goto fail;
+	bool ro = flags & DB_READ_ONLY;
+	int rc = open_handle(db, ro, false, err);
+	int why = rc == ERR_IO && ro ? sqlite3_errcode(db->h) : SQLITE_OK;
+	if (why == SQLITE_CANTOPEN || why == SQLITE_READONLY) {
+		/* a WAL database in a directory this process cannot write (a
+		 * read-only file system), without the -shm file a reader
+		 * needs: read as a snapshot */
+		sqlite3_close(db->h);
+		db->h = NULL;
+		rc = open_handle(db, ro, true, err);
 	}
-	sqlite3_busy_timeout(db->h, 10000);
-	if (sqlite3_exec(db->h, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db->h, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL)
-	    != SQLITE_OK) {
-		rc = db_fail(db, err, "cannot create the schema");
+	if (rc < 0)
 		goto fail;
-	}
 	for (int i = 0; i < S_COUNT; i++)
 		if (sqlite3_prepare_v2(db->h, sql[i], -1, &db->st[i], NULL)
 		    != SQLITE_OK) {
@@ -214,14 +358,73 @@ int db_put_file(batch_db *db, const db_file *f, ehelf_err *err)
 	return run(db, s, err);
 }
 
-bool db_has_ehelf(batch_db *db, const char *hex)
+/* Column I of S's row into OUT (N bytes), "" when NULL. */
+static void column_text(sqlite3_stmt *s, int i, char *out, size_t n)
 {
-	sqlite3_stmt *s = db->st[S_HAS_EHELF];
+	const unsigned char *v = sqlite3_column_text(s, i);
+	snprintf(out, n, "%s", v ? (const char *)v : "");
+}
+
+int db_lookup_ehelf(batch_db *db, const char *hex, db_ehelf_row *out,
+		    ehelf_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!buildid_valid_hex(hex))
+		return err_set(err, ERR_ARG, "invalid build-ID '%.130s'", hex);
+	sqlite3_stmt *s = db->st[S_LOOKUP];
 	text(s, 1, hex);
-	bool has = sqlite3_step(s) == SQLITE_ROW;
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->size = (uint64_t)sqlite3_column_int64(s, 0);
+		column_text(s, 1, out->sha256, sizeof out->sha256);
+		out->abi_version = sqlite3_column_int(s, 2);
+		out->generator_version = sqlite3_column_int(s, 3);
+		column_text(s, 4, out->signed_by, sizeof out->signed_by);
+	}
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	return has;
+	if (rc == SQLITE_DONE)
+		return err_set(err, ERR_NOTFOUND, "%s: no eh_elf for build-ID %s",
+			       db->path, hex);
+	if (rc != SQLITE_ROW)
+		return db_fail(db, err, "lookup failed");
+	s = db->st[S_LOOKUP_PKG];
+	text(s, 1, hex);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->packages = (uint64_t)sqlite3_column_int64(s, 0);
+		column_text(s, 1, out->package, sizeof out->package);
+		column_text(s, 2, out->path, sizeof out->path);
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+	       : db_fail(db, err, "lookup failed");
+}
+
+bool db_ehelf_current(const db_ehelf_row *r)
+{
+	return r->abi_version >= EHELF_ABI_VERSION &&
+	       r->generator_version >= EHELF_GENERATOR_VERSION;
+}
+
+int db_set_signed(batch_db *db, const char *hex, const char *signed_by,
+		  ehelf_err *err)
+{
+	sqlite3_stmt *s = db->st[S_SET_SIGNED];
+	text(s, 1, hex);
+	text(s, 2, signed_by);
+	return run(db, s, err);
+}
+
+int db_reopen_outdated(batch_db *db, const char *key_id, ehelf_err *err)
+{
+	sqlite3_stmt *s = db->st[S_REOPEN];
+	sqlite3_bind_int(s, 1, EHELF_ABI_VERSION);
+	sqlite3_bind_int(s, 2, EHELF_GENERATOR_VERSION);
+	text(s, 3, key_id);
+	int rc = run(db, s, err);
+	return rc < 0 ? rc : sqlite3_changes(db->h);
 }
 
 static int clear(batch_db *db, sqlite3_stmt *s, const char *hex, ehelf_err *err)
@@ -231,7 +434,8 @@ static int clear(batch_db *db, sqlite3_stmt *s, const char *hex, ehelf_err *err)
 }
 
 int db_put_ehelf(batch_db *db, const char *hex, const ehelf_compile_stats *st,
-		 const ehelf_coverage *cov, double compile_ms, ehelf_err *err)
+		 const ehelf_coverage *cov, double compile_ms,
+		 const char *sha256, const char *signed_by, ehelf_err *err)
 {
 	sqlite3_stmt *s = db->st[S_EHELF];
 	text(s, 1, hex);
@@ -241,6 +445,10 @@ int db_put_ehelf(batch_db *db, const char *hex, const ehelf_compile_stats *st,
 	for (int i = 0; i < 8; i++)
 		sqlite3_bind_int64(s, 2 + i, (sqlite3_int64)v[i]);
 	sqlite3_bind_double(s, 10, compile_ms);
+	text(s, 11, sha256);
+	sqlite3_bind_int(s, 12, EHELF_ABI_VERSION);
+	sqlite3_bind_int(s, 13, EHELF_GENERATOR_VERSION);
+	text(s, 14, signed_by);
 	int rc = run(db, s, err);
 	/* the detail tables: replaced as a whole */
 	if (rc == 0)

@@ -1,11 +1,12 @@
 /*
- * db.h - ehelf-batch's sqlite database (schema and comments in
- * builder/schema.sql).
+ * db.h - ehelf-batch's sqlite database (schema, comments and versions in
+ * builder/schema.sql), which is also the index ehelf-server reads.
  *
  * Every write is an upsert keyed by what identifies the row (a package by
  * name, version, architecture and source; a file by package and path; an
  * eh_elf by build-ID), so redoing work after a crash duplicates nothing.
- * Not thread-safe: callers serialise access.
+ * Not thread-safe: callers serialise access to one batch_db (a server may
+ * open one per thread).
  */
 #ifndef EHELF_BATCH_DB_H
 #define EHELF_BATCH_DB_H
@@ -14,13 +15,27 @@
 #include <stdint.h>
 
 #include "../../common/err.h"
+#include "../../common/sign.h"
 #include "../codegen/compile.h"
 #include "package.h"
 
 typedef struct batch_db batch_db;
+struct sqlite3;
 
-/* Open (creating it and its schema if needed).  Returns 0 or ERR_IO. */
-int db_open(batch_db **db, const char *path, ehelf_err *err);
+enum {
+	DB_SCHEMA_VERSION = 2,   /* PRAGMA user_version of builder/schema.sql */
+	DB_READ_ONLY = 1,        /* db_open flag */
+};
+
+/* Open PATH.  FLAGS 0: for writing, created with its schema if needed, a
+ * database of version 0 migrated silently.  DB_READ_ONLY: an existing
+ * database of this version only, nothing created or changed (a server
+ * over a read-only store; where the -shm file of a WAL database cannot be
+ * created, it is read as an immutable snapshot).  A database of a later
+ * version is refused.
+ * Returns 0, ERR_IO (cannot open, not an ehelf database) or
+ * ERR_UNSUPPORTED (another version). */
+int db_open(batch_db **db, const char *path, unsigned flags, ehelf_err *err);
 void db_close(batch_db *db);
 
 int db_begin(batch_db *db, ehelf_err *err);
@@ -46,12 +61,51 @@ typedef struct db_file {
 
 int db_put_file(batch_db *db, const db_file *f, ehelf_err *err);
 
-/* The eh_elf of HEX, its statistics and coverage. */
+/* The eh_elf of HEX, its statistics and coverage, the SHA-256 of its bytes
+ * (64 lowercase hex digits) and the key ID that signed it (NULL:
+ * unsigned); recorded with this build's EHELF_ABI_VERSION and
+ * EHELF_GENERATOR_VERSION. */
 int db_put_ehelf(batch_db *db, const char *hex, const ehelf_compile_stats *st,
-		 const ehelf_coverage *cov, double compile_ms, ehelf_err *err);
+		 const ehelf_coverage *cov, double compile_ms,
+		 const char *sha256, const char *signed_by, ehelf_err *err);
 
-/* True when an eh_elf row for HEX exists. */
-bool db_has_ehelf(batch_db *db, const char *hex);
+/* Record that key SIGNED_BY signed HEX's eh_elf. */
+int db_set_signed(batch_db *db, const char *hex, const char *signed_by,
+		  ehelf_err *err);
+
+/* An eh_elf as the index knows it.  Strings are "" where the column is
+ * NULL (rows of version 0), versions 0. */
+typedef struct db_ehelf_row {
+	uint64_t size;                      /* bytes of the eh_elf file */
+	char sha256[65];                    /* of its bytes, lowercase hex */
+	int abi_version;                    /* EHELF_ABI_VERSION it was built for */
+	int generator_version;              /* EHELF_GENERATOR_VERSION */
+	char signed_by[SIG_KEYID_HEX + 1];  /* key ID of its .sig; "" unsigned */
+	uint64_t packages;  /* packages shipping a file of this build-ID it was
+			     * built from (files rows built or present) */
+	char package[256];  /* the first of them by name, "" if none */
+	char path[1024];    /* that file's path in the package */
+} db_ehelf_row;
+
+/* Look up HEX's eh_elf (read-only: works on a DB_READ_ONLY database).
+ * Returns 0, ERR_NOTFOUND (no row), ERR_ARG (invalid build-ID) or ERR_IO. */
+int db_lookup_ehelf(batch_db *db, const char *hex, db_ehelf_row *out,
+		    ehelf_err *err);
+
+/* Was R built by this ehelf-batch's ABI and generator versions (or later
+ * ones)?  If not, the next run rebuilds it. */
+bool db_ehelf_current(const db_ehelf_row *r);
+
+/* Mark unfinished the packages shipping an eh_elf that is not current
+ * (older or NULL versions) or, when KEY_ID is not NULL, not signed by that
+ * key, so that this run reads them again: rebuilds the former, signs the
+ * latter.  Returns how many packages, or ERR_IO. */
+int db_reopen_outdated(batch_db *db, const char *key_id, ehelf_err *err);
+
+/* Does SCHEMA.TABLE (SCHEMA "main", or an attached database) have
+ * COLUMN? */
+bool db_has_column(struct sqlite3 *h, const char *schema, const char *table,
+		   const char *column);
 
 /* The underlying handle, for merge and statistics. */
 struct sqlite3 *db_handle(batch_db *db);

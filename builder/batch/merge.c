@@ -1,9 +1,8 @@
 /* merge.c - see merge.h. */
 #include "merge.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,38 +22,115 @@ static int exec(sqlite3 *h, const char *sql, const char *what, ehelf_err *err)
 	return rc;
 }
 
-/* Copy one eh_elf from IN to OUT (hard link if possible). */
-static int copy_ehelf(const store *in, const store *out, const char *hex,
+/* Copy the rows of shard table s.TABLE into main.TABLE, every column named
+ * on both sides: a column the shard lacks (a database of an older
+ * version) becomes NULL; OVERRIDE (NULL, or pairs of a column and an
+ * expression, NULL-terminated) replaces "x.COLUMN" for columns the shard
+ * has.  TAIL follows "FROM s.TABLE AS x". */
+static int copy_table(sqlite3 *h, const char *table,
+		      const char *const *override, const char *tail,
 		      ehelf_err *err)
 {
-	char from[4096], to[4096];
-	if (store_path(in, hex, from, sizeof from) < 0 ||
-	    store_path(out, hex, to, sizeof to) < 0)
-		return err_set(err, ERR_ARG, "invalid build-ID '%s'", hex);
-	if (store_has(out, hex))
-		return 0;
-	/* a hard link when both stores are on one file system */
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%s/.build-id/%.2s", out->root, hex);
-	if ((mkdir(dir, 0755) == 0 || errno == EEXIST) && link(from, to) == 0)
-		return 0;
-	int fd = open(from, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, ERR_NOTFOUND, "%s: %s", from, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return err_set(err, ERR_NOTFOUND, "%s: not a file", from);
+	sqlite3_stmt *cols = NULL;
+	if (sqlite3_prepare_v2(h, "SELECT name FROM pragma_table_info(?1, 'main')"
+			       " ORDER BY cid", -1, &cols, NULL) != SQLITE_OK)
+		return err_set(err, ERR_IO, "merge: %s", sqlite3_errmsg(h));
+	sqlite3_bind_text(cols, 1, table, -1, SQLITE_STATIC);
+	sqlite3_str *names = sqlite3_str_new(h), *exprs = sqlite3_str_new(h);
+	for (int i = 0; sqlite3_step(cols) == SQLITE_ROW; i++) {
+		const char *col = (const char *)sqlite3_column_text(cols, 0);
+		const char *expr = NULL;
+		for (const char *const *o = override; o && o[0]; o += 2)
+			if (!strcmp(o[0], col))
+				expr = o[1];
+		bool has = db_has_column(h, "s", table, col);
+		sqlite3_str_appendf(names, "%s\"%w\"", i ? ", " : "", col);
+		if (has && expr)
+			sqlite3_str_appendf(exprs, "%s%s", i ? ", " : "", expr);
+		else if (has)
+			sqlite3_str_appendf(exprs, "%sx.\"%w\"", i ? ", " : "", col);
+		else
+			sqlite3_str_appendf(exprs, "%sNULL", i ? ", " : "");
 	}
-	uint8_t *buf = malloc((size_t)st.st_size + 1);
-	ssize_t got = buf ? read(fd, buf, (size_t)st.st_size) : -1;
-	close(fd);
-	int rc = got == st.st_size ? store_put(out, hex, buf, (size_t)got, err)
-				  : err_set(err, ERR_IO, "%s: short read", from);
-	free(buf);
+	sqlite3_finalize(cols);
+	char *n = sqlite3_str_finish(names), *e = sqlite3_str_finish(exprs);
+	char *q = n && e ? sqlite3_mprintf("INSERT OR REPLACE INTO main.\"%w\" (%s)"
+					   " SELECT %s FROM s.\"%w\" AS x %s", table,
+					   n, e, table, tail) : NULL;
+	int rc = q ? exec(h, q, "copying rows", err)
+		   : err_set(err, ERR_NOMEM, "out of memory");
+	sqlite3_free(q);
+	sqlite3_free(n);
+	sqlite3_free(e);
 	return rc;
 }
 
+/* The shard's column COL of eh_elfs as an expression: NULL if it lacks it. */
+static const char *shard_col(sqlite3 *h, const char *col, const char *expr)
+{
+	return db_has_column(h, "s", "eh_elfs", col) ? expr : "NULL";
+}
+
+static int leave_out(sqlite3 *h, const char *hex, const char *why,
+		     ehelf_err *err)
+{
+	char *q = sqlite3_mprintf("INSERT OR IGNORE INTO left_out VALUES (%Q, %Q)",
+				  hex, why);
+	int rc = exec(h, q, "temp table", err);
+	sqlite3_free(q);
+	return rc;
+}
+
+/* One eh_elf of the shard IN into OUT, with its signature.  The shard's
+ * row replaces the merged one (whose file must then be the shard's)
+ * unless the merged one was built by a newer ABI or generator version;
+ * either way the file and its signature match the row that stays. */
+static int merge_ehelf(sqlite3 *h, sqlite3_stmt *row, const store *in,
+		       const store *out, const char *dir, merge_summary *sum,
+		       ehelf_err *err)
+{
+	const char *hex = (const char *)sqlite3_column_text(row, 0);
+	const char *sha = (const char *)sqlite3_column_text(row, 1);
+	const char *old_sha = (const char *)sqlite3_column_text(row, 5);
+	bool had_row = sqlite3_column_int(row, 4);
+	int abi = sqlite3_column_int(row, 2), gen = sqlite3_column_int(row, 3);
+	int old_abi = sqlite3_column_int(row, 6), old_gen = sqlite3_column_int(row, 7);
+	char from[4096], from_sig[4096];
+	if (!hex || store_path(in, hex, from, sizeof from) < 0 ||
+	    store_sig_path(in, hex, from_sig, sizeof from_sig) < 0)
+		return err_set(err, ERR_ARG, "%s: invalid build-ID '%s'", dir,
+			       hex ? hex : "NULL");
+	if (had_row && (old_abi > abi || (old_abi == abi && old_gen > gen)))
+		return leave_out(h, hex, "kept", err);
+	struct stat st;
+	bool in_shard = stat(from, &st) == 0 && S_ISREG(st.st_mode);
+	if (!in_shard && had_row && store_has(out, hex))
+		return leave_out(h, hex, "kept", err);
+	if (!in_shard) {
+		fprintf(stderr, "ehelf-batch merge: %s: %s: no such eh_elf (left "
+			"out)\n", dir, from);
+		sum->missing++;
+		return leave_out(h, hex, "missing", err);
+	}
+	bool same = had_row && sha && old_sha && !strcmp(sha, old_sha) &&
+		    store_has(out, hex);
+	bool has_sig = stat(from_sig, &st) == 0 && S_ISREG(st.st_mode);
+	/* the signature first, so that a visible eh_elf has its own */
+	int rc = has_sig ? store_import(out, hex, true, from_sig, err)
+	       : !same ? store_remove_sig(out, hex, err) : 0;
+	sum->signatures += has_sig && rc == 0;
+	if (rc == 0 && !same) {
+		rc = store_import(out, hex, false, from, err);
+		sum->copied += rc == 0;
+	}
+	return rc;
+}
+
+/* Merge shard store DIR into OUT and the database H: the eh_elf files
+ * first, then the rows in one transaction.  Temp table left_out lists the
+ * build-IDs whose shard rows are not copied: their eh_elf is missing from
+ * the shard (its files rows become failed), or OUT keeps its own (newer,
+ * or present when the shard's file is not). */
 static int merge_one(sqlite3 *h, const store *out, const char *dir,
 		     merge_summary *sum, ehelf_err *err)
 {
@@ -71,71 +147,86 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 	sqlite3_free(q);
 	if (rc < 0)
 		return rc;
+	sqlite3_stmt *v = NULL;
+	int version = -1;
+	if (sqlite3_prepare_v2(h, "PRAGMA s.user_version", -1, &v, NULL) == SQLITE_OK &&
+	    sqlite3_step(v) == SQLITE_ROW)
+		version = sqlite3_column_int(v, 0);
+	sqlite3_finalize(v);
+	if (version > DB_SCHEMA_VERSION)
+		rc = err_set(err, ERR_UNSUPPORTED, "%s: written by a newer ehelf-batch "
+			     "(database version %d; this one knows versions up to "
+			     "%d)", dbpath, version, DB_SCHEMA_VERSION);
+	else if (version < 0 || !db_has_column(h, "s", "eh_elfs", "build_id"))
+		rc = err_set(err, ERR_IO, "%s: not an ehelf-batch database", dbpath);
 	/* eh_elf files first, so no row points at a missing one */
+	rc = rc ? rc : exec(h, "CREATE TEMP TABLE IF NOT EXISTS left_out (build_id"
+			    " TEXT PRIMARY KEY, why TEXT); DELETE FROM left_out",
+			    "temp table", err);
 	sqlite3_stmt *ids = NULL;
-	rc = sqlite3_prepare_v2(h, "SELECT build_id FROM s.eh_elfs", -1, &ids, NULL)
-	     == SQLITE_OK ? 0 : err_set(err, ERR_IO, "merge: %s", sqlite3_errmsg(h));
-	rc = rc ? rc : exec(h, "CREATE TEMP TABLE IF NOT EXISTS missing (build_id TEXT"
-			    " PRIMARY KEY); DELETE FROM missing", "temp table", err);
-	while (rc == 0 && sqlite3_step(ids) == SQLITE_ROW) {
-		const char *hex = (const char *)sqlite3_column_text(ids, 0);
-		ehelf_err e = { 0 };
-		bool had = store_has(out, hex);
-		int c = copy_ehelf(&in, out, hex, &e);
-		if (c == ERR_NOTFOUND) {
-			fprintf(stderr, "ehelf-batch merge: %s: %s (left out)\n",
-				dir, e.msg);
-			char *ins = sqlite3_mprintf("INSERT OR IGNORE INTO missing "
-						    "VALUES (%Q)", hex);
-			rc = exec(h, ins, "missing", err);
-			sqlite3_free(ins);
-			sum->missing++;
-		} else if (c < 0) {
-			*err = e;
-			rc = c;
-		} else {
-			sum->copied += !had;
-		}
-	}
+	q = rc ? NULL : sqlite3_mprintf(
+		"SELECT x.build_id, %s, coalesce(%s, 0), coalesce(%s, 0),"
+		" m.build_id IS NOT NULL, m.sha256, coalesce(m.abi_version, 0),"
+		" coalesce(m.generator_version, 0) FROM s.eh_elfs x"
+		" LEFT JOIN main.eh_elfs m ON m.build_id = x.build_id",
+		shard_col(h, "sha256", "x.sha256"),
+		shard_col(h, "abi_version", "x.abi_version"),
+		shard_col(h, "generator_version", "x.generator_version"));
+	if (q && sqlite3_prepare_v2(h, q, -1, &ids, NULL) != SQLITE_OK)
+		rc = err_set(err, ERR_IO, "merge: %s", sqlite3_errmsg(h));
+	sqlite3_free(q);
+	while (rc == 0 && ids && sqlite3_step(ids) == SQLITE_ROW)
+		rc = merge_ehelf(h, ids, &in, out, dir, sum, err);
 	sqlite3_finalize(ids);
-	static const char *const copy_sql[] = {
+
+	static const char *const details[] = { "rule_kinds", "dwarf_ops",
+					       "fde_rows", "unsupported" };
+	static const char *const signer[] = {
+		"signed_by", "coalesce(x.signed_by, CASE WHEN m.sha256 = x.sha256"
+		" THEN m.signed_by END)", NULL };
+	static const char copy_packages[] =
 		"INSERT INTO packages (name, version, architecture, source, format,"
 		" status, error, seconds)"
 		" SELECT name, version, architecture, source, format, status, error,"
 		" seconds FROM s.packages WHERE true"
 		" ON CONFLICT (name, version, architecture, source) DO UPDATE SET"
 		" status = CASE WHEN packages.status = 'done' THEN 'done'"
-		" ELSE excluded.status END",
-		"INSERT OR REPLACE INTO eh_elfs SELECT * FROM s.eh_elfs"
-		" WHERE build_id NOT IN (SELECT build_id FROM missing)",
-		"INSERT OR REPLACE INTO rule_kinds SELECT * FROM s.rule_kinds"
-		" WHERE build_id NOT IN (SELECT build_id FROM missing)",
-		"INSERT OR REPLACE INTO dwarf_ops SELECT * FROM s.dwarf_ops"
-		" WHERE build_id NOT IN (SELECT build_id FROM missing)",
-		"INSERT OR REPLACE INTO fde_rows SELECT * FROM s.fde_rows"
-		" WHERE build_id NOT IN (SELECT build_id FROM missing)",
-		"INSERT OR REPLACE INTO unsupported SELECT * FROM s.unsupported"
-		" WHERE build_id NOT IN (SELECT build_id FROM missing)",
+		" ELSE excluded.status END";
+#define MISSING "SELECT build_id FROM left_out WHERE why = 'missing'"
+	static const char copy_files[] =
 		"INSERT INTO files (package_id, path, build_id, build_id_kind, size,"
 		" text_bytes, eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes,"
 		" ehelf_bytes, status, error)"
 		" SELECT p.id, f.path, f.build_id, f.build_id_kind, f.size,"
 		" f.text_bytes, f.eh_frame_bytes, f.eh_frame_hdr_bytes,"
 		" f.debug_frame_bytes, f.ehelf_bytes,"
-		" CASE WHEN f.build_id IN (SELECT build_id FROM missing)"
-		" THEN 'failed' ELSE f.status END,"
-		" CASE WHEN f.build_id IN (SELECT build_id FROM missing)"
+		" CASE WHEN f.build_id IN (" MISSING ") THEN 'failed'"
+		" ELSE f.status END,"
+		" CASE WHEN f.build_id IN (" MISSING ")"
 		" THEN 'eh_elf missing from its shard' ELSE f.error END"
 		" FROM s.files f JOIN s.packages sp ON f.package_id = sp.id"
 		" JOIN packages p ON p.name = sp.name AND p.version = sp.version"
 		" AND p.architecture = sp.architecture AND p.source = sp.source"
 		" WHERE true ON CONFLICT (package_id, path) DO UPDATE SET"
 		" build_id = excluded.build_id, status = excluded.status,"
-		" error = excluded.error, ehelf_bytes = excluded.ehelf_bytes",
-	};
+		" error = excluded.error, ehelf_bytes = excluded.ehelf_bytes";
+	static const char kept[] = "WHERE x.build_id NOT IN (SELECT build_id FROM left_out)";
 	rc = rc ? rc : exec(h, "BEGIN", "BEGIN", err);
-	for (size_t i = 0; rc == 0 && i < sizeof copy_sql / sizeof *copy_sql; i++)
-		rc = exec(h, copy_sql[i], "copying rows", err);
+	rc = rc ? rc : exec(h, copy_packages, "copying packages", err);
+	/* the detail rows of an eh_elf replaced go with it */
+	for (size_t i = 0; rc == 0 && i < sizeof details / sizeof *details; i++) {
+		q = sqlite3_mprintf("DELETE FROM main.\"%w\" WHERE build_id IN"
+				    " (SELECT x.build_id FROM s.eh_elfs x %s)",
+				    details[i], kept);
+		rc = exec(h, q, "replacing rows", err);
+		sqlite3_free(q);
+	}
+	rc = rc ? rc : copy_table(h, "eh_elfs", signer, "LEFT JOIN main.eh_elfs m"
+				  " ON m.build_id = x.build_id WHERE x.build_id"
+				  " NOT IN (SELECT build_id FROM left_out)", err);
+	for (size_t i = 0; rc == 0 && i < sizeof details / sizeof *details; i++)
+		rc = copy_table(h, details[i], NULL, kept, err);
+	rc = rc ? rc : exec(h, copy_files, "copying files", err);
 	if (rc == 0) {
 		rc = exec(h, "COMMIT", "COMMIT", err);
 	} else {
@@ -168,7 +259,7 @@ int batch_merge(const char *out_store, const char *out_db,
 	int rc = store_open(&out, out_store, err);
 	batch_db *db = NULL;
 	if (rc == 0)
-		rc = db_open(&db, out_db, err); /* creates the schema */
+		rc = db_open(&db, out_db, 0, err); /* creates the schema */
 	for (int i = 0; rc == 0 && i < nshards; i++)
 		rc = merge_one(db_handle(db), &out, shards[i], sum, err);
 	if (db) {

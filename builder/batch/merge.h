@@ -4,9 +4,13 @@
  *
  * Each shard is a store directory whose database is STORE/ehelf.sqlite (the
  * default --db).  Rows are upserted, so merging a shard twice, or shards
- * that overlap, duplicates nothing; eh_elfs are copied (hard-linked when on
- * the same file system) before their rows, and a shard row whose eh_elf
- * file is missing is reported and left out.
+ * that overlap, duplicates nothing; eh_elfs and their signatures are
+ * copied (hard-linked when on the same file system) before their rows, and
+ * a shard row whose eh_elf file is missing is reported and left out.  A
+ * shard's eh_elf replaces the merged store's unless that one was built by
+ * a newer ABI or generator version.  Shard databases of older versions
+ * are read as they are (the columns they lack become NULL); newer ones
+ * are refused.
  */
 #ifndef EHELF_BATCH_MERGE_H
 #define EHELF_BATCH_MERGE_H
@@ -16,7 +20,10 @@
 #include "../../common/err.h"
 
 typedef struct merge_summary {
-	uint64_t shards, packages, files, ehelfs, copied, missing;
+	uint64_t shards, packages, files, ehelfs;
+	uint64_t copied;      /* eh_elf files put into the store */
+	uint64_t signatures;  /* .sig files put into the store */
+	uint64_t missing;     /* shard rows whose eh_elf file was missing */
 } merge_summary;
 
 int batch_merge(const char *out_store, const char *out_db,

@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,9 +62,39 @@ int store_open(store *s, const char *root, ehelf_err *err)
 	return 0;
 }
 
+/* ROOT/.build-id/XX/REST.so followed by SUFFIX ("" or ".sig"). */
+static int entry_path(const store *s, const char *hex, const char *suffix,
+		      char *out, size_t n)
+{
+	int len = buildid_store_path(s->root, hex, out, n);
+	if (len < 0 || (size_t)len + strlen(suffix) >= n)
+		return ERR_ARG;
+	strcpy(out + len, suffix);
+	return 0;
+}
+
+/* The same, its directory created if needed. */
+static int entry_dir(const store *s, const char *hex, const char *suffix,
+		     char *out, size_t n, ehelf_err *err)
+{
+	if (entry_path(s, hex, suffix, out, n) < 0)
+		return err_set(err, ERR_ARG, "invalid build-ID '%.130s'", hex);
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/.build-id/%.2s", s->root, hex);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return err_set(err, ERR_IO, "%s: cannot create: %s", dir,
+			       strerror(errno));
+	return 0;
+}
+
 int store_path(const store *s, const char *hex, char *out, size_t n)
 {
-	return buildid_store_path(s->root, hex, out, n) < 0 ? ERR_ARG : 0;
+	return entry_path(s, hex, "", out, n);
+}
+
+int store_sig_path(const store *s, const char *hex, char *out, size_t n)
+{
+	return entry_path(s, hex, ".sig", out, n);
 }
 
 bool store_has(const store *s, const char *hex)
@@ -73,16 +105,131 @@ bool store_has(const store *s, const char *hex)
 	       S_ISREG(st.st_mode);
 }
 
+static int put(const store *s, const char *hex, const char *suffix,
+	       const void *data, size_t len, ehelf_err *err)
+{
+	char p[4096];
+	int rc = entry_dir(s, hex, suffix, p, sizeof p, err);
+	return rc < 0 ? rc : atomic_write(p, s->tmp, data, len, err);
+}
+
 int store_put(const store *s, const char *hex, const void *data, size_t len,
+	      ehelf_err *err)
+{
+	return put(s, hex, "", data, len, err);
+}
+
+int store_put_sig(const store *s, const char *hex, const char *line,
+		  size_t len, ehelf_err *err)
+{
+	return put(s, hex, ".sig", line, len, err);
+}
+
+/* The regular file PATH, whole, into *DATA (malloc'd, *LEN bytes). */
+static int read_file(const char *path, uint8_t **data, size_t *len,
+		     ehelf_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
+			       "%s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, ERR_NOTFOUND, "%s: not a file", path);
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	uint8_t *buf = malloc(size + 1);
+	while (buf && got < size) {
+		ssize_t r = read(fd, buf + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	int e = errno;
+	close(fd);
+	if (!buf)
+		return err_set(err, ERR_NOMEM, "out of memory");
+	if (got != size) {
+		free(buf);
+		return err_set(err, ERR_IO, "%s: short read: %s", path,
+			       strerror(e));
+	}
+	*data = buf;
+	*len = size;
+	return 0;
+}
+
+int store_get(const store *s, const char *hex, uint8_t **data, size_t *len,
 	      ehelf_err *err)
 {
 	char p[4096];
 	if (store_path(s, hex, p, sizeof p) < 0)
-		return err_set(err, ERR_ARG, "invalid build-ID '%s'", hex);
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%s/.build-id/%.2s", s->root, hex);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return err_set(err, ERR_IO, "%s: cannot create: %s", dir,
+		return err_set(err, ERR_ARG, "invalid build-ID '%.130s'", hex);
+	return read_file(p, data, len, err);
+}
+
+int store_get_sig(const store *s, const char *hex, char *out, size_t n,
+		  ehelf_err *err)
+{
+	char p[4096];
+	if (store_sig_path(s, hex, p, sizeof p) < 0)
+		return err_set(err, ERR_ARG, "invalid build-ID '%.130s'", hex);
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int rc = read_file(p, &data, &len, err);
+	if (rc < 0)
+		return rc;
+	len = len < n ? len : n - 1;
+	memcpy(out, data, len);
+	out[len] = '\0';
+	free(data);
+	return (int)len;
+}
+
+int store_remove_sig(const store *s, const char *hex, ehelf_err *err)
+{
+	char p[4096];
+	if (store_sig_path(s, hex, p, sizeof p) < 0)
+		return err_set(err, ERR_ARG, "invalid build-ID '%.130s'", hex);
+	if (unlink(p) < 0 && errno != ENOENT)
+		return err_set(err, ERR_IO, "%s: cannot remove: %s", p,
 			       strerror(errno));
-	return atomic_write(p, s->tmp, data, len, err);
+	return 0;
+}
+
+int store_import(const store *s, const char *hex, bool sig, const char *from,
+		 ehelf_err *err)
+{
+	const char *suffix = sig ? ".sig" : "";
+	char to[4096], tmp[4096];
+	int rc = entry_dir(s, hex, suffix, to, sizeof to, err);
+	if (rc < 0)
+		return rc;
+	struct stat st;
+	if (stat(from, &st) < 0)
+		return err_set(err, ERR_NOTFOUND, "%s: %s", from, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, ERR_NOTFOUND, "%s: not a file", from);
+	/* a hard link, renamed into place, when on one file system */
+	snprintf(tmp, sizeof tmp, "%s/.tmp-link-%ld-%s%s", s->tmp, (long)getpid(),
+		 hex, suffix);
+	unlink(tmp);
+	if (link(from, tmp) == 0) {
+		if (rename(tmp, to) == 0)
+			return 0;
+		rc = err_set(err, ERR_IO, "%s: cannot put it in place: %s", to,
+			     strerror(errno));
+		unlink(tmp);
+		return rc;
+	}
+	uint8_t *data = NULL;
+	size_t len = 0;
+	rc = read_file(from, &data, &len, err);
+	if (rc == 0)
+		rc = atomic_write(to, s->tmp, data, len, err);
+	free(data);
+	return rc;
 }

@@ -1,14 +1,22 @@
 /*
  * store.h - the eh_elf store: ROOT/.build-id/XX/REST.so (DESIGN.md), the
  * layout shared by the builder's output, packages, the server and the
- * client's search path.  Files are written atomically through ROOT/.tmp,
- * which store_open() empties of whatever a killed run left there.
+ * client's search path, with each eh_elf's signature, if any, beside it as
+ * REST.so.sig (common/sign.h).  Files are written atomically through
+ * ROOT/.tmp, which store_open() empties of whatever a killed run left there.
+ *
+ * Order: a new eh_elf's signature is put before the eh_elf (and a stale
+ * signature removed before an unsigned eh_elf replaces a signed one), so
+ * that a visible eh_elf always has its signature.  While a signed eh_elf is
+ * replaced by a new one, its old bytes are briefly beside the new
+ * signature: readers that find a mismatch should read both again.
  */
 #ifndef EHELF_BATCH_STORE_H
 #define EHELF_BATCH_STORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../../common/err.h"
 
@@ -28,9 +36,38 @@ int store_path(const store *s, const char *hex, char *out, size_t n);
 /* True when HEX's eh_elf is in the store (a regular file). */
 bool store_has(const store *s, const char *hex);
 
-/* Put HEX's eh_elf into the store, atomically.  Returns 0, ERR_ARG or
- * ERR_IO. */
+/* Put HEX's eh_elf into the store, atomically (replacing any).  Returns 0,
+ * ERR_ARG or ERR_IO. */
 int store_put(const store *s, const char *hex, const void *data, size_t len,
 	      ehelf_err *err);
+
+/* HEX's eh_elf, read whole into *DATA (malloc'd, *LEN bytes).  Returns 0,
+ * ERR_NOTFOUND (no such regular file), ERR_IO or ERR_NOMEM. */
+int store_get(const store *s, const char *hex, uint8_t **data, size_t *len,
+	      ehelf_err *err);
+
+/* Path of HEX's signature, ROOT/.build-id/XX/REST.so.sig.  Returns 0 or
+ * ERR_ARG. */
+int store_sig_path(const store *s, const char *hex, char *out, size_t n);
+
+/* Put signature line LINE (LEN bytes) of HEX's eh_elf, atomically
+ * (replacing any).  Returns 0, ERR_ARG or ERR_IO. */
+int store_put_sig(const store *s, const char *hex, const char *line,
+		  size_t len, ehelf_err *err);
+
+/* HEX's signature line into OUT (N bytes, NUL-terminated; longer lines are
+ * cut).  Returns its length, ERR_NOTFOUND (unsigned) or ERR_IO. */
+int store_get_sig(const store *s, const char *hex, char *out, size_t n,
+		  ehelf_err *err);
+
+/* Remove HEX's signature, if any.  Returns 0, ERR_ARG or ERR_IO. */
+int store_remove_sig(const store *s, const char *hex, ehelf_err *err);
+
+/* Put the file FROM into S as HEX's eh_elf (SIG false) or its signature
+ * (SIG true), replacing any: hard-linked when on the same file system,
+ * else copied.  Returns 0, ERR_NOTFOUND (FROM is not a regular file),
+ * ERR_ARG, ERR_IO or ERR_NOMEM. */
+int store_import(const store *s, const char *hex, bool sig, const char *from,
+		 ehelf_err *err);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/atomic_file.h"
+#include "../../common/buildid.h"
 #include "../cfi/cfi_reader.h"
 #include "../cfi/dwarf_op.h"
 #include "eh_elf_writer.h"
@@ -111,6 +111,36 @@ static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
 	return rc;
 }
 
+/* Is DEBUG a debug file of F (the same build-ID)? */
+static int check_debug_file(elf_file *f, elf_file *debug, ehelf_err *err)
+{
+	const uint8_t *id, *did;
+	int n = elf_file_build_id(f, &id), dn = elf_file_build_id(debug, &did);
+	if (n <= 0)
+		return err_set(err, ERR_ARG, "%s has no build-ID: no debug file can "
+			       "be matched to it", f->name);
+	char hex[BUILDID_HEX_MAX + 1], dhex[BUILDID_HEX_MAX + 1] = "none";
+	buildid_to_hex(id, (size_t)n, hex, sizeof hex);
+	if (dn > 0)
+		buildid_to_hex(did, (size_t)dn, dhex, sizeof dhex);
+	if (dn != n || memcmp(id, did, (size_t)n) != 0)
+		return err_set(err, ERR_ARG, "%s: build-ID %s, not %s of %s: not "
+			       "its debug file", debug->name, dhex, hex, f->name);
+	return 0;
+}
+
+/* Queue F's tables, then DEBUG's .debug_frame (DEBUG may be NULL).
+ * Returns the number of sections queued or a negative ERR_*. */
+static int queue_sections(cfi_reader *r, elf_file *f, elf_file *debug,
+			  ehelf_err *err)
+{
+	int n = cfi_reader_add_elf(r, f, err);
+	if (n < 0 || !debug)
+		return n;
+	int rc = cfi_reader_add_elf_section(r, debug, ".debug_frame", err);
+	return rc < 0 ? rc : n + rc;
+}
+
 int ehelf_compile_elf(elf_file *f, const ehelf_compile_opts *opts,
 		      uint8_t **image, size_t *len, ehelf_compile_stats *stats,
 		      ehelf_err *err)
@@ -124,13 +154,19 @@ int ehelf_compile_elf(elf_file *f, const ehelf_compile_opts *opts,
 			o.build_id_len = (size_t)n;
 		}
 	}
+	if (o.debug_file) {
+		int rc = check_debug_file(f, o.debug_file, err);
+		if (rc < 0)
+			return rc;
+	}
 	cfi_reader *r = cfi_reader_new();
 	if (!r)
 		return err_set(err, ERR_NOMEM, "out of memory");
-	int rc = cfi_reader_add_elf(r, f, err);
+	int rc = queue_sections(r, f, o.debug_file, err);
 	if (rc == 0)
 		rc = err_set(err, ERR_NOTFOUND, "%s: no .eh_frame or "
-			     ".debug_frame contents", f->name);
+			     ".debug_frame contents%s", f->name,
+			     o.debug_file ? ", nor in its debug file" : "");
 	if (rc > 0)
 		rc = ehelf_compile_reader(r, f->name, &o, image, len, stats, err);
 	cfi_reader_free(r);
@@ -138,6 +174,9 @@ int ehelf_compile_elf(elf_file *f, const ehelf_compile_opts *opts,
 		stats->eh_frame_bytes = section_size(f, ".eh_frame");
 		stats->eh_frame_hdr_bytes = section_size(f, ".eh_frame_hdr");
 		stats->debug_frame_bytes = section_size(f, ".debug_frame");
+		if (o.debug_file)
+			stats->debug_frame_bytes +=
+				section_size(o.debug_file, ".debug_frame");
 	}
 	return rc;
 }
@@ -230,24 +269,6 @@ out:
 	ruleset_table_free(&rs);
 	if (!stats || rc < 0)
 		ehelf_compile_stats_free(st);
-	return rc;
-}
-
-int ehelf_compile_file(const char *src, const char *out,
-		       const ehelf_compile_opts *opts,
-		       ehelf_compile_stats *stats, ehelf_err *err)
-{
-	elf_file f;
-	int rc = elf_file_open(&f, src, err);
-	if (rc < 0)
-		return rc;
-	uint8_t *image = NULL;
-	size_t len = 0;
-	rc = ehelf_compile_elf(&f, opts, &image, &len, stats, err);
-	elf_file_close(&f);
-	if (rc == 0)
-		rc = atomic_write(out, NULL, image, len, err);
-	free(image);
 	return rc;
 }
 

@@ -17,6 +17,11 @@
 #include "../../common/err.h"
 #include "../cfi/unwind_ir.h"
 
+/* The code generator's version, recorded with each eh_elf in the batch
+ * database: bump it when the code generator's output changes for the same
+ * input (ehelf-batch then rebuilds the eh_elfs of older versions). */
+#define EHELF_GENERATOR_VERSION 1
+
 typedef struct ehelf_unsupported {
 	uint32_t ruleset;
 	uint64_t rows;          /* rows using it */
@@ -55,6 +60,11 @@ typedef struct ehelf_compile_opts {
 	size_t build_id_len;
 	/* If set: zeroed, then filled with what the table is made of. */
 	ehelf_coverage *coverage;
+	/* If set (ehelf_compile_elf only): a separate debug file of the same
+	 * build-ID as the ELF, whose .debug_frame fills addresses the ELF's
+	 * own tables do not cover; one of another build-ID is refused
+	 * (ERR_ARG).  Its .debug_frame counts in debug_frame_bytes. */
+	elf_file *debug_file;
 } ehelf_compile_opts;
 
 /* Compile F into a file image (*IMAGE malloc'd, *LEN bytes).  Returns 0,
@@ -73,12 +83,6 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 			 const ehelf_compile_opts *opts, uint8_t **image,
 			 size_t *len, ehelf_compile_stats *stats,
 			 ehelf_err *err);
-
-/* Compile the ELF at SRC into OUT, written atomically (a temporary file in
- * the same directory, renamed into place). */
-int ehelf_compile_file(const char *src, const char *out,
-		       const ehelf_compile_opts *opts,
-		       ehelf_compile_stats *stats, ehelf_err *err);
 
 void ehelf_compile_stats_free(ehelf_compile_stats *s);
 

@@ -2,7 +2,10 @@
 # Integration tests of ehelf-batch on real packages: .deb (and .ddeb), .rpm
 # (made from a Debian package by alien), .pkg.tar.xz/.zst (the files of
 # Debian packages with a .PKGINFO), a plain directory tree, corrupt inputs;
-# then incremental reruns, sharding with merge, and kill -9 mid-run.
+# then incremental reruns, signatures (each checked with the openssl CLI
+# alone), the database as an index (sha256, versions, lookup), eh_elfs of
+# older versions rebuilt, a database of the first schema migrated and
+# merged, sharding with merge (signatures kept), and kill -9 mid-run.
 # Usage: tests/batch/run-batch-tests.sh BUILD
 set -eu
 build=$(cd "${1:?usage: run-batch-tests.sh BUILD}" && pwd)
@@ -18,6 +21,50 @@ json() { # json FILE KEY: a number from a summary object
 	sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$1"
 }
 q() { sqlite3 "$1/ehelf.sqlite" "$2"; }
+root=$(cd "$here/../.." && pwd)
+abi=$(sed -n 's/^#define EHELF_ABI_VERSION \([0-9]*\)$/\1/p' "$root/client-lib/include/ehelf_abi.h")
+gen=$(sed -n 's/^#define EHELF_GENERATOR_VERSION \([0-9]*\)$/\1/p' "$root/builder/codegen/compile.h")
+# the key ID of a PEM public key: SHA-256 of its raw 32 bytes (the end of
+# its DER form), first 8 bytes
+keyid() { openssl pkey -pubin -in "$1" -outform DER | tail -c 32 | sha256sum | cut -c1-16; }
+# sig_ok SIG HEX PUB [KEYID]: the signature file SIG of build-ID HEX's
+# eh_elf (the file beside it) checked with the openssl CLI alone, as
+# docs/signatures.md tells: magic, key ID, SHA-256, the message rebuilt
+# from HEX, the signature
+sig_ok() {
+	read -r magic kid sha sighex <"$1" || return 1
+	[ "$magic" = ehelf-sig-1 ] && [ "$kid" = "${4:-$(keyid "$3")}" ] || return 1
+	[ "$(sha256sum <"${1%.sig}" | cut -c1-64)" = "$sha" ] || return 1
+	printf 'ehelf-sig-1\n%s\n%s\n%s\n' "$2" "$sha" "$kid" >"$T/msg"
+	printf %s "$sighex" | xxd -r -p >"$T/sig.bin"
+	openssl pkeyutl -verify -pubin -inkey "$3" -rawin -in "$T/msg" \
+		-sigfile "$T/sig.bin" >/dev/null 2>&1
+}
+# verify_store STORE PUB: "GOOD BAD" counts of the store's signatures
+verify_store() {
+	good=0 nbad=0 kid=$(keyid "$2")
+	for sig in $(find "$1/.build-id" -name '*.so.sig' | sort); do
+		d=${sig%/*} f=${sig##*/}
+		if sig_ok "$sig" "${d##*/}${f%.so.sig}" "$2" "$kid"; then
+			good=$((good + 1))
+		else
+			nbad=$((nbad + 1))
+		fi
+	done
+	echo "$good $nbad"
+}
+# the names and contents of a store's signatures, as one digest (Ed25519
+# is deterministic: the same eh_elfs signed by one key give the same)
+sigs_digest() {
+	(cd "$1/.build-id" && grep -r . --include='*.so.sig' . | sort | sha256sum)
+}
+# "build-ID sha256" of every eh_elf file of STORE, and as its database says
+store_sums() {
+	find "$1/.build-id" -name '*.so' -exec sha256sum {} + |
+		sed 's|^\([0-9a-f]*\)  .*/\([0-9a-f][0-9a-f]\)/\([0-9a-f]*\)\.so$|\2\3 \1|' | sort
+}
+db_sums() { q "$1" "SELECT build_id || ' ' || sha256 FROM eh_elfs ORDER BY 1"; }
+cols="SELECT build_id, sha256, abi_version, generator_version, signed_by FROM eh_elfs ORDER BY 1"
 # files rows as (format, package, version, arch, path, build-ID, outcome)
 dump() {
 	q "$1" "SELECT p.format, p.name, p.version, p.architecture, f.path,
@@ -108,6 +155,140 @@ cp "$(deb sqlite3)" "$T/repo/debian/"
 "$check" --complete "$T/s1" >/dev/null || bad "store-check after reruns"
 dump "$T/s1" >"$T/d1"
 
+echo "== the database as an index"
+[ "$(q "$T/s1" "PRAGMA user_version")" = 2 ] && ok "user_version 2" ||
+	bad "user_version $(q "$T/s1" "PRAGMA user_version")"
+store_sums "$T/s1" >"$T/sums"
+db_sums "$T/s1" >"$T/dbsums"
+[ -s "$T/sums" ] && cmp -s "$T/sums" "$T/dbsums" &&
+	ok "sha256 of every eh_elfs row = sha256sum of its file ($(wc -l <"$T/sums") files)" ||
+	{ bad "sha256 column and sha256sum differ"; diff "$T/sums" "$T/dbsums" | head -4; }
+n=$(q "$T/s1" "SELECT count(*) FROM eh_elfs WHERE abi_version IS NOT $abi
+               OR generator_version IS NOT $gen OR signed_by IS NOT NULL")
+[ -n "$abi" ] && [ -n "$gen" ] && [ "$n" = 0 ] &&
+	ok "every row: abi_version $abi, generator_version $gen, unsigned" ||
+	bad "$n rows with other versions (abi '$abi', generator '$gen') or signed"
+libc=$(q "$T/s1" "SELECT f.build_id FROM files f JOIN packages p ON p.id = f.package_id
+                  WHERE p.name = 'libc6' AND f.path LIKE '%/libc.so.6'")
+"$batch" lookup --store "$T/s1" "$libc" >"$T/lk"
+size=$(stat -c %s "$T/s1/.build-id/$(echo "$libc" | cut -c1-2)/$(echo "$libc" | cut -c3-).so")
+[ "$(json "$T/lk" size)" = "$size" ] && grep -q "\"sha256\": \"$(grep "^$libc " "$T/sums" | cut -d' ' -f2)\"" "$T/lk" &&
+	grep -q '"current": true, "signed_by": null, "packages": 1, "package": "libc6", "path": "/.*/libc.so.6"' "$T/lk" &&
+	ok "lookup (read-only): libc.so.6's size, sha256, versions, its package" ||
+	bad "lookup: $(cat "$T/lk")"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	# a reader that cannot create the WAL database's -shm file
+	mkdir "$T/ro" && cp "$T/s1/ehelf.sqlite" "$T/ro/" && chmod 711 "$T"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$batch" lookup --store "$T/ro" "$libc" >"$T/lkro" 2>&1 || true
+	cmp -s "$T/lk" "$T/lkro" && [ "$(ls "$T/ro")" = ehelf.sqlite ] &&
+		ok "lookup by a user who cannot write the store: the same, nothing created" ||
+		bad "lookup as nobody: $(cat "$T/lkro")"
+else
+	echo "  skipped: lookup by a user who cannot write the store (needs root)"
+fi
+status=0
+"$batch" lookup --store "$T/s1" 0123 2>"$T/el" || status=$?
+[ "$status" = 1 ] && grep -q "no eh_elf for build-ID 0123" "$T/el" &&
+	ok "lookup of an unknown build-ID: status 1, $(cat "$T/el")" || bad "lookup 0123: $status $(cat "$T/el")"
+
+echo "== signatures"
+openssl genpkey -algorithm ed25519 -out "$T/key.pem"
+openssl pkey -in "$T/key.pem" -pubout -out "$T/key.pub.pem"
+openssl genpkey -algorithm ed25519 -out "$T/key2.pem"
+openssl pkey -in "$T/key2.pem" -pubout -out "$T/key2.pub.pem"
+id1=$(keyid "$T/key.pub.pem")
+rows=$(q "$T/s1" "SELECT count(*) FROM eh_elfs")
+"$batch" --store "$T/s1" --sign-key "$T/key.pem" --json "$T/repo" "$T/tree" >"$T/jsig"
+[ "$(json "$T/jsig" built)" = 0 ] && [ "$(json "$T/jsig" signatures)" = "$rows" ] &&
+	ok "--sign-key on a built store: its $rows eh_elfs signed, nothing rebuilt" ||
+	bad "signing a store: $(cat "$T/jsig") ($rows rows)"
+[ "$(q "$T/s1" "SELECT count(*) FROM eh_elfs WHERE signed_by = '$id1'")" = "$rows" ] &&
+	ok "signed_by: the key's ID ($id1) in every row" || bad "signed_by not set"
+v=$(verify_store "$T/s1" "$T/key.pub.pem")
+[ "$v" = "$rows 0" ] && ok "every .sig verified by the openssl CLI alone ($rows)" ||
+	bad "openssl CLI: $v of $rows (good, bad)"
+sigs=$(sigs_digest "$T/s1")
+sig=$(find "$T/s1/.build-id" -name '*.so.sig' | head -n 1)
+! sig_ok "$sig" 0123456789abcdef "$T/key.pub.pem" &&
+	! sig_ok "$sig" "$(basename "$(dirname "$sig")")$(basename "$sig" .so.sig)" "$T/key2.pub.pem" &&
+	ok "the same CLI check refuses it for another build-ID, or another key" ||
+	bad "the CLI check accepts what it should not"
+"$batch" --store "$T/s1" --sign-key "$T/key.pem" --json "$T/repo" "$T/tree" >"$T/jsig2"
+[ "$(json "$T/jsig2" signatures)" = 0 ] && [ "$(json "$T/jsig2" packages)" = 1 ] &&
+	ok "signed again with the same key: nothing to do" || bad "re-signing: $(cat "$T/jsig2")"
+"$check" --complete "$T/s1" >/dev/null && ok "store-check: every signed row has its .sig" ||
+	bad "store-check after signing"
+
+echo "== eh_elfs of older versions are rebuilt"
+q "$T/s1" "SELECT build_id FROM eh_elfs ORDER BY build_id LIMIT 3" >"$T/old3"
+q "$T/s1" "UPDATE eh_elfs SET generator_version = 0 WHERE build_id IN
+           (SELECT build_id FROM eh_elfs ORDER BY build_id LIMIT 2);
+           UPDATE eh_elfs SET abi_version = NULL WHERE build_id =
+           (SELECT build_id FROM eh_elfs ORDER BY build_id LIMIT 1 OFFSET 2)"
+ino() { stat -c %i "$T/s1/.build-id/$(echo "$1" | cut -c1-2)/$(echo "$1" | cut -c3-).so"; }
+before=$(for h in $(cat "$T/old3"); do ino "$h"; done)
+other=$(q "$T/s1" "SELECT build_id FROM eh_elfs ORDER BY build_id DESC LIMIT 1")
+other_ino=$(ino "$other")
+"$batch" --store "$T/s1" --sign-key "$T/key.pem" --json "$T/repo" "$T/tree" >"$T/jold"
+after=$(for h in $(cat "$T/old3"); do ino "$h"; done)
+n=$(q "$T/s1" "SELECT count(*) FROM eh_elfs WHERE abi_version = $abi AND generator_version = $gen")
+[ "$(json "$T/jold" built)" = 3 ] && [ "$(json "$T/jold" signatures)" = 3 ] &&
+	[ "$n" = "$rows" ] && [ "$(echo "$before" | sort)" != "$(echo "$after" | sort)" ] &&
+	[ "$(ino "$other")" = "$other_ino" ] &&
+	ok "3 rows of older versions: those 3 rebuilt, replaced and signed, no other" ||
+	bad "outdated rows: $(cat "$T/jold"); $n current rows of $rows"
+store_sums "$T/s1" | cmp -s - "$T/sums" && db_sums "$T/s1" | cmp -s - "$T/sums" &&
+	ok "the same bytes again (and sha256 column)" || bad "rebuilt eh_elfs differ"
+[ "$(sigs_digest "$T/s1")" = "$sigs" ] || bad "signatures after the rebuild"
+dump "$T/s1" | cmp -s - "$T/d1" || bad "files rows changed by the rebuild"
+"$check" --complete "$T/s1" >/dev/null || bad "store-check after the rebuild"
+
+echo "== a database of the first schema (user_version 0)"
+mkdir -p "$T/old"
+sqlite3 "$T/old/ehelf.sqlite" <"$here/schema-v0.sql" >/dev/null
+sqlite3 "$T/old/ehelf.sqlite" "ATTACH '$T/s1/ehelf.sqlite' AS n;
+	INSERT INTO packages SELECT id, name, version, architecture, source, format,
+	       status, error, seconds FROM n.packages;
+	INSERT INTO files SELECT id, package_id, path, build_id, build_id_kind, size,
+	       text_bytes, eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes,
+	       ehelf_bytes, status, error FROM n.files;
+	INSERT INTO eh_elfs SELECT build_id, ehelf_bytes, code_bytes, table_bytes, fdes,
+	       rows, unique_rows, entries, unsupported_rows, compile_ms FROM n.eh_elfs"
+cp -al "$T/s1/.build-id" "$T/old/"
+find "$T/old/.build-id" -name '*.sig' -delete
+[ "$(q "$T/old" "PRAGMA user_version")" = 0 ] || bad "the old database has a version"
+status=0
+"$batch" lookup --store "$T/old" "$libc" >/dev/null 2>"$T/el" || status=$?
+[ "$status" = 1 ] && grep -q "written by an older ehelf-batch" "$T/el" &&
+	ok "read-only, it is refused: $(cat "$T/el")" || bad "lookup in a version-0 database: $status $(cat "$T/el")"
+"$batch" merge --store "$T/mv0" --json "$T/old" >"$T/jmv0"
+[ "$(q "$T/mv0" "SELECT count(*) FROM eh_elfs WHERE sha256 IS NULL AND abi_version IS NULL
+                 AND generator_version IS NULL AND signed_by IS NULL")" = "$rows" ] &&
+	[ "$(q "$T/mv0" "PRAGMA user_version")" = 2 ] && dump "$T/mv0" | cmp -s - "$T/d1" &&
+	ok "merged as a shard: its rows, the columns it lacks NULL" || bad "merging a version-0 shard: $(cat "$T/jmv0")"
+"$check" --complete "$T/mv0" >/dev/null || bad "store-check after merging a version-0 shard"
+"$batch" merge --store "$T/mcur" "$T/s1" "$T/old" 2>/dev/null
+[ "$(q "$T/mcur" "$cols")" = "$(q "$T/s1" "$cols")" ] && [ "$(sigs_digest "$T/mcur")" = "$sigs" ] &&
+	dump "$T/mcur" | cmp -s - "$T/d1" &&
+	ok "merged after a current signed store: the current eh_elfs, rows and signatures kept" ||
+	bad "a version-0 shard over current rows"
+"$batch" --store "$T/old" --json "$T/repo" "$T/tree" >"$T/jv0" 2>"$T/ev0"
+[ "$(q "$T/old" "PRAGMA user_version")" = 2 ] && [ ! -s "$T/ev0" ] &&
+	ok "opened by ehelf-batch: migrated to version 2, silently" ||
+	bad "migration: version $(q "$T/old" "PRAGMA user_version"), '$(cat "$T/ev0")'"
+[ "$(json "$T/jv0" built)" = "$rows" ] && db_sums "$T/old" | cmp -s - "$T/sums" &&
+	[ "$(q "$T/old" "SELECT count(*) FROM eh_elfs WHERE abi_version = $abi AND generator_version = $gen")" = "$rows" ] &&
+	dump "$T/old" | cmp -s - "$T/d1" &&
+	ok "its eh_elfs (no versions recorded) rebuilt: the rows now have sha256 and versions" ||
+	bad "after the migration: $(cat "$T/jv0")"
+"$check" --complete "$T/old" >/dev/null || bad "store-check after the migration"
+q "$T/old" "PRAGMA user_version = 3"
+status=0
+"$batch" --store "$T/old" "$T/tree" >/dev/null 2>"$T/e3" || status=$?
+[ "$status" = 1 ] && grep -q "written by a newer ehelf-batch" "$T/e3" &&
+	ok "version 3: refused, $(cat "$T/e3")" || bad "a newer database: $status $(cat "$T/e3")"
+
 echo "== sharding and merge"
 for k in 1 2 3; do
 	"$batch" --store "$T/shard$k" --shard "$k/3" --json "$T/repo" "$T/tree" >"$T/js$k"
@@ -124,23 +305,35 @@ cmp -s "$T/d1" "$T/dm" && ok "merged database = one run's ($(wc -l <"$T/d1") fil
 "$batch" merge --store "$T/merged" "$T/shard2" 2>/dev/null
 dump "$T/merged" | cmp -s - "$T/d1" && ok "merging a shard again duplicates nothing" ||
 	bad "second merge changed the database"
+for k in 1 2 3; do
+	"$batch" --store "$T/shard$k" --shard "$k/3" --sign-key "$T/key.pem" "$T/repo" "$T/tree" 2>/dev/null
+done
+for m in msig merged; do # a new store, and the unsigned merge of the same shards
+	"$batch" merge --store "$T/$m" --json "$T/shard1" "$T/shard2" "$T/shard3" >"$T/jm2"
+	[ "$(sigs_digest "$T/$m")" = "$sigs" ] &&
+		[ "$(q "$T/$m" "$cols")" = "$(q "$T/s1" "$cols")" ] && dump "$T/$m" | cmp -s - "$T/d1" &&
+		"$check" --complete "$T/$m" >/dev/null &&
+		ok "signed shards merged ($m): $(json "$T/jm2" signatures) .sig files copied, the same as the verified ones; sha256, versions, signed_by kept" ||
+		bad "merging signed shards into $m: $(cat "$T/jm2")"
+done
 
 echo "== kill -9 mid-run"
 for delay in 0.2 0.5 1.0 1.6; do
 	rm -rf "$T/k"
-	"$batch" --store "$T/k" -j 1 "$T/repo" "$T/tree" 2>/dev/null &
+	"$batch" --store "$T/k" -j 1 --sign-key "$T/key.pem" "$T/repo" "$T/tree" 2>/dev/null &
 	pid=$!
 	sleep "$delay"
 	kill -9 "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	"$check" "$T/k" >/dev/null || bad "after kill -9 at ${delay}s: inconsistent"
-	"$batch" --store "$T/k" "$T/repo" "$T/tree" >/dev/null 2>&1
+	"$batch" --store "$T/k" --sign-key "$T/key.pem" "$T/repo" "$T/tree" >/dev/null 2>&1
 	"$check" --complete "$T/k" >/dev/null || bad "after the rerun: inconsistent"
+	[ "$(sigs_digest "$T/k")" = "$sigs" ] || bad "killed at ${delay}s and rerun: other signatures"
 	dump "$T/k" >"$T/dk"
 	cmp -s "$T/dk" "$T/d1" || { bad "killed at ${delay}s and rerun: rows differ"
 		diff "$T/d1" "$T/dk" | head -4; }
 done
-ok "killed at 0.2, 0.5, 1.0 and 1.6 s, then rerun: same rows as one run, nothing dangling"
+ok "signed runs killed at 0.2, 0.5, 1.0 and 1.6 s, then rerun: same rows and signatures as one run, nothing dangling"
 
 echo "== a source given twice"
 z=$(find "$T/repo" -name 'zlib1g_*' | head -n 1)
@@ -194,5 +387,27 @@ status=0
 [ "$status" = 2 ] && grep -q "not a package .*, an ELF file nor a directory" "$T/ef" &&
 	ok "a file that is neither: exit status 2, $(cat "$T/ef")" ||
 	bad "neither a package nor an ELF file: status $status, '$(cat "$T/ef")'"
+
+echo "== signing keys"
+"$batch" --store "$T/f" --sign-key "$T/key2.pem" --json "$lib" >"$T/jk2"
+"$batch" --store "$T/f" --sign-key "$T/key.pem" --json "$lib" >"$T/jk1"
+fhex=$(q "$T/f" "SELECT build_id FROM eh_elfs")
+fsig="$T/f/.build-id/$(echo "$fhex" | cut -c1-2)/$(echo "$fhex" | cut -c3-).so.sig"
+[ "$(json "$T/jk2" signatures)" = 1 ] && [ "$(json "$T/jk1" signatures)" = 1 ] &&
+	sig_ok "$fsig" "$fhex" "$T/key.pub.pem" &&
+	[ "$(q "$T/f" "SELECT signed_by FROM eh_elfs")" = "$id1" ] &&
+	ok "a missing signature, then one by another key: signed again" ||
+	bad "re-signing: $(cat "$T/jk2") $(cat "$T/jk1")"
+openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048 -out "$T/rsa.pem" 2>/dev/null
+echo "not a key" >"$T/garbage.pem"
+for k in "missing.pem:cannot read the key" "garbage.pem:not a PEM private key" \
+         "key.pub.pem:a public key; signing needs the private key" \
+         "rsa.pem:RSA key, not Ed25519"; do
+	status=0
+	"$batch" --store "$T/nokey" --sign-key "$T/${k%%:*}" "$lib" 2>"$T/ek" || status=$?
+	[ "$status" = 2 ] && grep -q "${k#*:}" "$T/ek" && [ ! -e "$T/nokey" ] ||
+		bad "--sign-key ${k%%:*}: status $status, '$(cat "$T/ek")'"
+done
+ok "--sign-key: a missing file, not a key, a public key, an RSA key: status 2 before any work"
 
 [ "$fails" = 0 ] && echo "batch tests: PASS" || { echo "batch tests: $fails FAILED"; exit 1; }

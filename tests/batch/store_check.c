@@ -2,12 +2,15 @@
  * store-check - the invariants of an ehelf-batch store and database:
  *  - every eh_elfs row has its file in the store, which ehelf_object_open
  *    accepts and whose recorded build-ID is the row's;
+ *  - every eh_elfs row with signed_by set has its signature (REST.so.sig)
+ *    beside its file;
  *  - every files row with status built or present names an eh_elfs row;
  *  - no temporary file lies outside STORE/.tmp;
  *  - no (package, path) or build-ID appears twice.
- * With --complete, also: every eh_elf file in the store has a row (true
- * after a run that finished; a killed run may leave files whose rows it
- * did not commit).
+ * With --complete, also: every eh_elf file in the store has a row, and
+ * every signature its eh_elf (true after a run that finished; a killed run
+ * may leave files whose rows it did not commit, and a signature written
+ * before its eh_elf).
  *
  * Usage: store-check [--complete] STORE [DB]
  */
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../client-lib/include/ehelf.h"
 #include "../../common/buildid.h"
@@ -25,7 +29,7 @@
 static int problems;
 static sqlite3 *db;
 static const char *root;
-static long files_in_store;
+static long files_in_store, sigs_in_store;
 static bool complete;
 
 static void problem(const char *fmt, const char *a, const char *b)
@@ -51,10 +55,21 @@ static int visit(const char *path, const struct stat *sb, int type,
 	const char *ids = strstr(path, "/.build-id/");
 	if (!ids || strncmp(base, ".tmp-", 5) == 0)
 		return 0;
-	/* .build-id/XX/REST.so -> XXREST */
+	/* .build-id/XX/REST.so -> XXREST, or REST.so.sig */
 	char hex[200];
-	if (sscanf(ids, "/.build-id/%2[0-9a-f]/%150[0-9a-f].so", hex, hex + 2) != 2) {
+	int end = 0;
+	if (sscanf(ids, "/.build-id/%2[0-9a-f]/%150[0-9a-f].so%n", hex, hex + 2,
+		   &end) != 2 || (ids[end] && strcmp(ids + end, ".sig") != 0)) {
 		problem("%s: not a store file name%s", path, "");
+		return 0;
+	}
+	if (ids[end]) {
+		sigs_in_store++;
+		char so[4096];
+		struct stat st;
+		snprintf(so, sizeof so, "%.*s", (int)strlen(path) - 4, path);
+		if (complete && stat(so, &st) != 0)
+			problem("%s: a signature without its eh_elf%s", path, "");
 		return 0;
 	}
 	files_in_store++;
@@ -101,7 +116,7 @@ int main(int argc, char **argv)
 	}
 	long rows = 0;
 	sqlite3_stmt *s;
-	sqlite3_prepare_v2(db, "SELECT build_id FROM eh_elfs", -1, &s, NULL);
+	sqlite3_prepare_v2(db, "SELECT build_id, signed_by FROM eh_elfs", -1, &s, NULL);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		const char *hex = (const char *)sqlite3_column_text(s, 0);
 		char path[4096];
@@ -115,6 +130,13 @@ int main(int argc, char **argv)
 			problem("%s: %s", path, ehelf_last_error());
 			continue;
 		}
+		const unsigned char *signer = sqlite3_column_text(s, 1);
+		char sig[4200];
+		struct stat st;
+		snprintf(sig, sizeof sig, "%s.sig", path);
+		if (signer && stat(sig, &st) != 0)
+			problem("%s: signed by %s, but no signature", path,
+				(const char *)signer);
 		const struct ehelf_info *info = ehelf_object_info(o);
 		char got[200];
 		buildid_to_hex(info->build_id, info->build_id_len, got, sizeof got);
@@ -134,9 +156,9 @@ int main(int argc, char **argv)
 	if (dup)
 		problem("duplicate files rows%s%s", "", "");
 	nftw(root, visit, 16, FTW_PHYS);
-	printf("store-check: %ld eh_elfs rows, %ld store files, %ld files rows, "
-	       "%d problems\n", rows, files_in_store,
-	       scalar("SELECT count(*) FROM files"), problems);
+	printf("store-check: %ld eh_elfs rows, %ld store files, %ld signatures, "
+	       "%ld files rows, %d problems\n", rows, files_in_store,
+	       sigs_in_store, scalar("SELECT count(*) FROM files"), problems);
 	sqlite3_close(db);
 	return problems ? 1 : 0;
 }

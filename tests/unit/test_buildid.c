@@ -26,6 +26,13 @@ int main(void)
 	big[BUILDID_HEX_MAX] = '\0';
 	CHECK(buildid_valid_hex(big));  /* 128 characters */
 
+	uint8_t raw[4];
+	CHECK(buildid_from_hex("00ab7fff", raw, sizeof raw) == 4);
+	CHECK(memcmp(raw, id, 4) == 0);
+	CHECK(buildid_from_hex("00ab7fff00", raw, sizeof raw) == -1); /* too long */
+	CHECK(buildid_from_hex("00AB", raw, sizeof raw) == -1);
+	CHECK(buildid_from_hex("0a1", raw, sizeof raw) == -1);
+
 	char path[256];
 	CHECK(buildid_store_path("/usr/lib/ehelf", "0fa1b2", path,
 				 sizeof path) > 0);
