@@ -1,9 +1,12 @@
 # ehelf - top-level Makefile (non-recursive).
 #
 #   make               build programs into build/bin, libraries into build/lib
+#   make run           the main job: eh_elfs of this machine's packages into
+#                      build/store; make serve serves them over HTTP
 #   make check         install test dependencies, build with -Werror, run unit
 #                      tests (also under ASan+UBSan) and the differential
-#                      tests (ehelf-batch, unwinding against libunwind and
+#                      tests (ehelf-batch, ehelf-server against curl, openssl
+#                      and elfutils' debuginfod, unwinding against libunwind and
 #                      libdw, ehelf-perf against perf on recorded workloads,
 #                      and the CFI reader on a deterministic sample of this
 #                      machine's ELFs and of the packages in tests/diff/packages)
@@ -35,11 +38,11 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -fPIC \
               -fvisibility=hidden -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-LIBS := $(PKG_LIBS)
+LIBS := $(PKG_LIBS) $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 
 # ---- the core library: shared code and the CFI reader ----------------------
 COMMON_SRC := common/err.c common/elf_file.c common/buildid.c common/atomic_file.c \
-              common/u64_map.c
+              common/u64_map.c common/sign.c
 CFI_SRC := builder/cfi/eh_pe.c builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c \
            builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
            builder/cfi/dwarf_op.c builder/cfi/uw_dump.c builder/cfi/fde_lookup.c
@@ -58,7 +61,32 @@ BATCH_SRC := builder/batch/store.c builder/batch/package.c builder/batch/package
 BATCH_LIBS := $(shell pkg-config --libs libarchive sqlite3 libcrypto 2>/dev/null || \
                 echo -larchive -lsqlite3 -lcrypto) -lpthread
 
-PROGRAMS := $(B)/bin/ehelf-compile $(B)/bin/ehelf-batch $(B)/bin/ehelf-perf
+PROGRAMS := $(B)/bin/ehelf-compile $(B)/bin/ehelf-batch $(B)/bin/ehelf-perf \
+            $(B)/bin/ehelf-server
+
+# ---- ehelf-server: the HTTP server (server/) --------------------------------
+# the shared code as an archive: a program links the objects it uses
+COMMON_LIB := $(B)/lib/libehelf-common.a
+$(COMMON_LIB): $(COMMON_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+SERVER_SRC := $(filter-out server/ehelf_server.c,$(wildcard server/*.c))
+SERVER_LIB_DEPS := $(shell pkg-config --libs libmicrohttpd libdebuginfod sqlite3 \
+                     libcrypto 2>/dev/null || \
+                     echo -lmicrohttpd -ldebuginfod -lsqlite3 -lcrypto) -lpthread
+$(B)/bin/ehelf-server: $(B)/obj/server/ehelf_server.o $(SERVER_SRC:%.c=$(B)/obj/%.o) \
+                       $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SERVER_LIB_DEPS)
+# its tests: real packages, curl, openssl, strace and elfutils' debuginfod
+$(B)/tests/server/slowloris: $(B)/obj/tests/server/slowloris.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+server-test: all $(B)/tests/server/slowloris
+	@tests/server/run-server-tests.sh $(B)
+# the index creates a missing database with the builder's schema
+$(B)/obj/server/index.o: $(B)/gen/schema_sql.h
+$(B)/obj/server/index.o: ALL_CFLAGS += -I$(B)/gen
 
 # ---- libehelf: the client library -------------------------------------------
 CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
@@ -109,12 +137,12 @@ DIFF_SRC := tests/diff/cfi_diff.c tests/diff/readelf_frames.c tests/diff/libdw_f
 DIFF_BIN := $(B)/tests/cfi-diff
 
 
-.PHONY: fixtures all deps check check-full unit unit-san repro batch-test unwind-test perf-test corpus corpus-full \
-        corpus-san fuzz bench clean run help
+.PHONY: fixtures all deps check check-full unit unit-san repro batch-test server-test unwind-test perf-test corpus corpus-full \
+        corpus-san fuzz bench clean run serve help
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 
 help:
-	@sed -n '2,13p' Makefile
+	@sed -n '2,16p' Makefile
 
 $(B)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
@@ -345,6 +373,11 @@ corpus-san:
 batch-test: all $(STORE_CHECK)
 	@tests/batch/run-batch-tests.sh $(B)
 
+# nginx serving a store with server/nginx/ehelf-store.conf; the systemd unit
+.PHONY: nginx-test
+nginx-test: all
+	@tests/server/run-nginx-test.sh $(B)
+
 repro: all $(FIXTURES)
 	@tests/repro/check-repro.sh $(B)
 
@@ -356,6 +389,7 @@ check: deps
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory batch-test
+	@$(MAKE) --no-print-directory server-test
 	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory perf-test
 	@$(MAKE) --no-print-directory corpus
@@ -367,10 +401,12 @@ check-full: deps
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory batch-test
+	@$(MAKE) --no-print-directory server-test
 	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory perf-test
 	@$(MAKE) --no-print-directory corpus-full
 	@$(MAKE) --no-print-directory corpus-san
+	@$(MAKE) --no-print-directory nginx-test
 	@$(MAKE) --no-print-directory fuzz
 	@echo "make check-full: all passed"
 
@@ -388,13 +424,17 @@ $(BENCH_PERF): $(B)/obj/bench/bench_perf_unwind.o $(PERF_BASELINES) \
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) $(PERF_LIB_DEPS) \
 		-ldl -lpthread
 bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND) $(BENCH_PERF) \
-       $(B)/bin/ehelf-perf $(B)/tests/perf/script_compare
+       $(B)/bin/ehelf-perf $(B)/tests/perf/script_compare $(B)/bin/ehelf-server
 	@bench/run-bench.sh $(B)
 
 # The main job: the eh_elfs of every package installed on this machine (or
 # of SOURCES=...) into build/store, with its database build/store/ehelf.sqlite.
 run: deps all
 	$(B)/bin/ehelf-batch --store $(B)/store $(SOURCES)
+
+# Serve what `make run` built (read-only), on port 8003.
+serve: all
+	$(B)/bin/ehelf-server --store $(B)/store --upstream "" $(SERVE_ARGS)
 
 clean:
 	rm -rf build

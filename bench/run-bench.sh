@@ -26,3 +26,5 @@ echo
 "$here/unwind-bench.sh" "$build"
 echo
 "$here/perf-bench.sh" "$build"
+echo
+"$here/server-bench.sh" "$build"

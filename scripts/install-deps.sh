@@ -7,12 +7,15 @@ set -eu
 PACKAGES="
   gcc g++ make pkg-config binutils libc6-dev gdb
   libelf-dev libdw-dev elfutils
-  libarchive-dev libsqlite3-dev libssl-dev sqlite3 libunwind-dev zlib1g-dev
+  libarchive-dev libsqlite3-dev libssl-dev openssl xxd sqlite3 libunwind-dev zlib1g-dev
   util-linux
   clang libclang-rt-14-dev lld
   dpkg-dev apt ca-certificates bc
   alien rpm zstd libzstd-dev xz-utils
   linux-perf rt-tests heaptrack
+  nginx wrk debuginfod curl
+  libmicrohttpd-dev libdebuginfod-dev libarchive-tools strace python3
+  libnginx-mod-http-perl
 "
 
 missing=""

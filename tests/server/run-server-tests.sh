@@ -1,0 +1,439 @@
+#!/bin/sh
+# Integration tests of ehelf-server, on loopback, with real components: a
+# store that ehelf-batch builds from real Debian packages (signed), curl as
+# the client, openssl verifying every signature independently, strace
+# watching the file system, and elfutils' own debuginfod (Debian's
+# package) as the upstream for on-demand builds, over a directory of real
+# .debs and a truncated ELF.
+#
+# Usage: tests/server/run-server-tests.sh BUILD
+set -eu
+build=$(cd "${1:?usage: run-server-tests.sh BUILD}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+server=$build/bin/ehelf-server
+batch=$build/bin/ehelf-batch
+compile=$build/bin/ehelf-compile
+slowloris=$build/tests/server/slowloris
+T=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+unset DEBUGINFOD_URLS DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
+fails=0
+ok() { echo "  ok: $*"; }
+bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
+check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
+	what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+
+# a compiler built with AddressSanitizer reserves terabytes of address
+# space: no RLIMIT_AS for it
+case $build in */san) asan="--build-memory 0" ;; *) asan="" ;; esac
+
+# ---- helpers -------------------------------------------------------------
+# start_server ARGS...: ehelf-server on a free port; sets PORT and SPID
+start_server() {
+	rm -f "$T/port"
+	# shellcheck disable=SC2086
+	"$server" --listen 127.0.0.1 --port 0 --port-file "$T/port" $asan "$@" \
+		2>>"$T/server.log" &
+	SPID=$!
+	pids="$pids $SPID"
+	i=0
+	while [ ! -s "$T/port" ]; do
+		i=$((i + 1))
+		if [ $i -gt 100 ] || ! kill -0 "$SPID" 2>/dev/null; then
+			echo "ehelf-server did not start:" >&2
+			tail -n 5 "$T/server.log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+	PORT=$(cat "$T/port")
+}
+stop_server() {
+	kill "$SPID"
+	wait "$SPID" || bad "ehelf-server exited $? on SIGTERM"
+}
+url() { echo "http://127.0.0.1:$PORT$1"; }
+code() { # code PATH [CURL-ARGS...]: the status of GET PATH
+	p=$1
+	shift
+	curl -s --path-as-is -o /dev/null -w '%{http_code}' "$@" "$(url "$p")" || true
+}
+header() { # header FILE NAME: a header's value from curl -D output
+	grep -i "^$2:" "$1" | head -n 1 | sed 's/^[^:]*: *//' | tr -d '\r'
+}
+metric() { # metric NAME-WITH-LABELS: its value now
+	curl -s "$(url /metrics)" | grep -F "$1 " | grep -v '^#' | awk '{print $2}' | head -n 1
+}
+store_file() { # store_file STORE HEX
+	h=$2
+	echo "$1/.build-id/$(echo "$h" | cut -c1-2)/$(echo "$h" | cut -c3-).so"
+}
+# verify_sig HEX LINE FILE: LINE is a valid signature of FILE for HEX by
+# the test key, checked with the openssl command (not ehelf's code)
+verify_sig() {
+	set -- "$1" "$2" "$3" $2
+	[ $# = 7 ] && [ "$4" = ehelf-sig-1 ] || return 1
+	[ "$6" = "$(sha256sum "$3" | cut -d' ' -f1)" ] || return 1
+	printf 'ehelf-sig-1\n%s\n%s\n%s\n' "$1" "$6" "$5" >"$T/msg"
+	echo "$7" | xxd -r -p >"$T/sig.bin"
+	openssl pkeyutl -verify -pubin -inkey "$T/key.pub.pem" -rawin \
+		-in "$T/msg" -sigfile "$T/sig.bin" >/dev/null 2>&1
+}
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+echo "== ehelf-server: a signed store from real packages"
+openssl genpkey -algorithm ed25519 -out "$T/key.pem" 2>/dev/null
+openssl pkey -in "$T/key.pem" -pubout -out "$T/key.pub.pem"
+debs=$("$here/../diff/fetch-packages.sh" --debs "$here/../diff/packages.txt")
+deb() { echo "$debs" | grep "/$1_" | head -n 1; }
+mkdir -p "$T/repo"
+for p in zlib1g libgcc-s1 coreutils libsqlite3-0 xz-utils; do
+	cp "$(deb "$p")" "$T/repo/"
+done
+"$batch" --store "$T/store" -j 2 --sign-key "$T/key.pem" "$T/repo" 2>/dev/null
+ids=$(sqlite3 "$T/store/ehelf.sqlite" "SELECT build_id FROM eh_elfs ORDER BY 1")
+nids=$(echo "$ids" | wc -l)
+[ "$nids" -gt 50 ] || { echo "only $nids eh_elfs in the store" >&2; exit 1; }
+echo "  $nids eh_elfs"
+
+echo "== usage"
+check "--help exits 0" sh -c "'$server' --help >/dev/null"
+"$server" --bogus >/dev/null 2>&1 && bad "a bad option accepted" || \
+	check "a bad option exits 2" [ $? = 2 ]
+"$server" --store "$T/nonexistent" --port 0 2>"$T/err" && bad "a missing store served" ||
+	check "a missing store exits 1 with a message" \
+		grep -q "cannot open the store" "$T/err"
+"$server" --store "$T/store" --port 0 --sign-key "$T/key.pub.pem" 2>"$T/err" &&
+	bad "a public key accepted as --sign-key" ||
+	check "a public key as --sign-key exits 2" [ $? = 2 ]
+
+echo "== serving the store"
+start_server --store "$T/store" --upstream "" --threads 2
+n=0
+for id in $ids; do
+	f=$(store_file "$T/store" "$id")
+	curl -s -D "$T/h" -o "$T/body" "$(url "/buildid/$id/eh_elf")"
+	size=$(stat -c %s "$f")
+	sig=$(tr -d '\n' <"$f.sig")
+	if ! cmp -s "$T/body" "$f"; then
+		bad "$id: body differs from the store file"
+	elif [ "$(header "$T/h" Content-Length)" != "$size" ] ||
+	     [ "$(header "$T/h" X-DEBUGINFOD-SIZE)" != "$size" ]; then
+		bad "$id: sizes: $(header "$T/h" Content-Length) $(header "$T/h" X-DEBUGINFOD-SIZE) for $size"
+	elif [ "$(header "$T/h" ETag)" != "\"$(sha256sum "$f" | cut -d' ' -f1)\"" ]; then
+		bad "$id: ETag $(header "$T/h" ETag)"
+	elif [ "$(header "$T/h" Cache-Control)" != "public, immutable" ]; then
+		bad "$id: Cache-Control $(header "$T/h" Cache-Control)"
+	elif [ "$(header "$T/h" Last-Modified)" != \
+	       "$(LC_ALL=C date -u -r "$f" '+%a, %d %b %Y %H:%M:%S GMT')" ]; then
+		bad "$id: Last-Modified $(header "$T/h" Last-Modified)"
+	elif [ "$(header "$T/h" X-DEBUGINFOD-FILE)" != \
+	       "/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).so" ]; then
+		bad "$id: X-DEBUGINFOD-FILE $(header "$T/h" X-DEBUGINFOD-FILE)"
+	elif [ "$(header "$T/h" X-EHELF-SIGNATURE)" != "$sig" ]; then
+		bad "$id: X-EHELF-SIGNATURE differs from the .sig file"
+	elif ! verify_sig "$id" "$(header "$T/h" X-EHELF-SIGNATURE)" "$T/body"; then
+		bad "$id: the served signature does not verify with openssl"
+	elif ! curl -s -o "$T/sigbody" "$(url "/buildid/$id/eh_elf.sig")" ||
+	     ! cmp -s "$T/sigbody" "$f.sig"; then
+		bad "$id: eh_elf.sig differs from the store's"
+	else
+		n=$((n + 1))
+	fi
+done
+check "all $nids eh_elfs and signatures served byte-identical, headers right, signatures verified by openssl" \
+	[ "$n" = "$nids" ]
+
+id=$(echo "$ids" | head -n 1)
+f=$(store_file "$T/store" "$id")
+etag="\"$(sha256sum "$f" | cut -d' ' -f1)\""
+lm=$(LC_ALL=C date -u -r "$f" '+%a, %d %b %Y %H:%M:%S GMT')
+curl -s -I -o "$T/h" "$(url "/buildid/$id/eh_elf")"
+check "HEAD: 200 with the GET's headers" \
+	[ "$(head -n 1 "$T/h" | cut -d' ' -f2)" = 200 -a \
+	  "$(header "$T/h" Content-Length)" = "$(stat -c %s "$f")" -a \
+	  "$(header "$T/h" ETag)" = "$etag" ]
+check "HEAD: no body" [ "$(curl -s -I -w '%{size_download}' -o /dev/null \
+	"$(url "/buildid/$id/eh_elf")")" = 0 ]
+check "If-None-Match with the ETag: 304" \
+	[ "$(code "/buildid/$id/eh_elf" -H "If-None-Match: $etag")" = 304 ]
+check "If-None-Match in a list, weak: 304" \
+	[ "$(code "/buildid/$id/eh_elf" -H "If-None-Match: \"x\", W/$etag")" = 304 ]
+check "If-None-Match: * : 304" [ "$(code "/buildid/$id/eh_elf" -H "If-None-Match: *")" = 304 ]
+check "If-None-Match with another ETag: 200" \
+	[ "$(code "/buildid/$id/eh_elf" -H 'If-None-Match: "0000"')" = 200 ]
+check "If-Modified-Since its Last-Modified: 304" \
+	[ "$(code "/buildid/$id/eh_elf" -H "If-Modified-Since: $lm")" = 304 ]
+check "If-Modified-Since in 2000: 200" \
+	[ "$(code "/buildid/$id/eh_elf" -H "If-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT")" = 200 ]
+check "a mismatched If-None-Match wins over a matching If-Modified-Since: 200" \
+	[ "$(code "/buildid/$id/eh_elf" -H 'If-None-Match: "0000"' -H "If-Modified-Since: $lm")" = 200 ]
+curl -s -D "$T/h" -o /dev/null -H "If-None-Match: $etag" "$(url "/buildid/$id/eh_elf")"
+check "304 carries ETag and Cache-Control" \
+	[ "$(header "$T/h" ETag)" = "$etag" -a "$(header "$T/h" Cache-Control)" = "public, immutable" ]
+
+echo "== bad input"
+unknown=0123456789abcdef0123456789abcdef01234567
+check "an unknown build-ID: 404" [ "$(code "/buildid/$unknown/eh_elf")" = 404 ]
+check "an unknown build-ID's signature: 404" [ "$(code "/buildid/$unknown/eh_elf.sig")" = 404 ]
+check "another artifact (executable): 404" [ "$(code "/buildid/$id/executable")" = 404 ]
+check "an unknown path: 404" [ "$(code /nothing/here)" = 404 ]
+long=$(printf '%0130d' 0)
+for p in "/buildid/abc/eh_elf" "/buildid/a/eh_elf" "/buildid/$long/eh_elf" \
+	 "/buildid/$(echo "$id" | tr a-f A-F)/eh_elf" "/buildid/../eh_elf" \
+	 "/buildid/../../../../etc/passwd" "/buildid/%2e%2e/eh_elf" \
+	 "/buildid/%2e%2e%2f%2e%2e%2fetc%2fpasswd/eh_elf" "/buildid/ab%00cd/eh_elf" \
+	 "/buildid/abzz/eh_elf" "/buildid//eh_elf" "/buildid/ab%2fcd/eh_elf" \
+	 "/buildid/ab%20cd/eh_elf"; do
+	c=$(code "$p")
+	[ "$c" = 400 ] || bad "$p: $c, not 400"
+done
+ok "13 malformed build-IDs (odd, 1 and 130 digits, uppercase, .., percent-encoded /, .. and NUL, not hex, empty, encoded space): 400"
+for m in POST PUT DELETE OPTIONS PATCH; do
+	curl -s -X "$m" -D "$T/h" -o /dev/null -d x "$(url "/buildid/$id/eh_elf")"
+	[ "$(head -n 1 "$T/h" | cut -d' ' -f2)" = 405 ] &&
+		[ "$(header "$T/h" Allow)" = "GET, HEAD" ] || bad "$m: not 405 with Allow"
+done
+ok "POST, PUT, DELETE, OPTIONS, PATCH: 405 with Allow: GET, HEAD"
+big=$(head -c 40000 /dev/zero | tr '\0' a)
+check "a 40 KB header: 431" [ "$(code / -H "X-Big: $big")" = 431 ]
+# symlinks planted in the store, to a file and to a directory outside it
+mkdir -p "$T/outside/zz" "$T/store/.build-id/ee"
+cp "$f" "$T/outside/secret.so"
+cp "$f" "$T/outside/zz/$(echo "$unknown" | cut -c3-).so"
+ln -s "$T/outside/secret.so" "$T/store/.build-id/ee/ee00.so"
+ln -s "$T/outside/secret.so" "$T/store/.build-id/ee/ee01.so.sig"
+cp "$f" "$T/store/.build-id/ee/ee01.so"
+ln -s "$T/outside/zz" "$T/store/.build-id/01"
+check "a symlinked eh_elf: 404" [ "$(code /buildid/ee00/eh_elf)" = 404 ]
+check "a symlinked directory: 404" [ "$(code "/buildid/$unknown/eh_elf")" = 404 ]
+check "a symlinked .sig: 404, and not sent as X-EHELF-SIGNATURE" \
+	[ "$(code /buildid/ee01/eh_elf.sig)" = 404 -a \
+	  -z "$(curl -s -D - -o /dev/null "$(url /buildid/ee01/eh_elf)" | grep -i x-ehelf-signature)" ]
+stop_server
+# the same requests under strace: no file outside the store is touched
+rm -f "$T/port"
+strace -f -qq -o "$T/strace" -e trace=open,openat,openat2,stat,newfstatat,statx,access,readlink \
+	"$server" --store "$T/store" --upstream "" --listen 127.0.0.1 --port 0 \
+	--port-file "$T/port" 2>>"$T/server.log" &
+SPID=$!
+pids="$pids $SPID"
+while [ ! -s "$T/port" ]; do sleep 0.1; done
+PORT=$(cat "$T/port")
+for p in "/buildid/../../../../etc/passwd" "/buildid/%2e%2e%2f%2e%2e%2fetc%2fpasswd/eh_elf" \
+	 "/buildid/ee00/eh_elf" "/buildid/$unknown/eh_elf" "/etc/passwd" \
+	 "/buildid/..%2f..%2fetc%2fpasswd/eh_elf.sig"; do
+	code "$p" >/dev/null
+done
+kill "$(pgrep -P "$SPID")" # the server, strace's child: strace then exits
+wait "$SPID" || true
+check "strace: no path outside the store opened or looked up for bad requests" \
+	sh -c "! grep -E 'passwd|outside|\\.\\./' '$T/strace'"
+check "strace: eh_elfs opened beneath .build-id without following symlinks (openat2)" \
+	sh -c "grep 'openat2(' '$T/strace' | grep RESOLVE_BENEATH | grep -q RESOLVE_NO_SYMLINKS"
+
+echo "== idle clients, slowloris, connection limit"
+start_server --store "$T/store" --upstream "" --timeout 2 --threads 2
+out=$("$slowloris" "$PORT" 5 6 0)
+check "5 idle connections closed by the timeout (2 s): $out" \
+	[ "$out" = "opened 5, closed by the server 5" ]
+"$slowloris" "$PORT" 300 8 500 >"$T/slow.out" &
+slow=$!
+sleep 1
+served=0
+for i in $(seq 1 20); do
+	[ "$(code "/buildid/$id/eh_elf" --max-time 2)" = 200 ] && served=$((served + 1))
+	sleep 0.1
+done
+wait "$slow" || bad "slowloris could not open its connections: $(cat "$T/slow.out")"
+check "during a slowloris of 300 connections, 20 of 20 normal requests served" [ "$served" = 20 ]
+check "the 300 slowloris connections cut (no complete header within 2 s): $(cat "$T/slow.out")" \
+	[ "$(cat "$T/slow.out")" = "opened 300, closed by the server 300" ]
+check "metrics count the cut connections" [ "$(metric ehelf_server_connections_cut_total)" -ge 300 ]
+stop_server
+start_server --store "$T/store" --upstream "" --max-connections 20 --timeout 30
+"$slowloris" "$PORT" 40 4 500 >"$T/slow.out" &
+slow=$!
+sleep 1
+curl -s -D "$T/h" -o /dev/null "$(url "/buildid/$id/eh_elf")"
+check "over --max-connections: 503 with Retry-After" \
+	[ "$(head -n 1 "$T/h" | cut -d' ' -f2)" = 503 -a -n "$(header "$T/h" Retry-After)" ]
+wait "$slow" || true
+check "below the limit again: 200" [ "$(code "/buildid/$id/eh_elf")" = 200 ]
+check "metrics count the refusals" [ "$(metric ehelf_server_connections_refused_total)" -ge 1 ]
+stop_server
+
+echo "== on demand from elfutils' debuginfod"
+mkdir -p "$T/up/debs" "$T/up/elfs" "$T/x"
+for p in libxml2 libcurl4 rt-tests; do
+	cp "$(deb "$p")" "$T/up/debs/"
+	dpkg-deb -x "$(deb "$p")" "$T/x"
+done
+# the build-IDs upstream knows, with their ELF files: "ID PATH" lines
+find "$T/x" -type f | while read -r e; do
+	b=$(readelf -n "$e" 2>/dev/null | awk '/Build ID/ {print $3}')
+	[ -n "$b" ] && echo "$b $e"
+done | sort -u -k1,1 >"$T/upids"
+nup=$(wc -l <"$T/upids")
+python3 "$here/trunc-elf.py" "$(find "$T/x" -name 'libxml2.so.*' -type f | head -n 1)" \
+	"$T/up/elfs/trunc.so"
+truncid=$(readelf -n "$T/up/elfs/trunc.so" 2>/dev/null | awk '/Build ID/ {print $3}')
+# an executable without unwind tables whose debuginfo has .debug_frame,
+# and one without either
+printf 'int f(int x) { return x * VARIANT; }\nvoid _start(void) { for (;;) f(1); }\n' \
+	>"$T/nocfi.c"
+nocfi_cc() { gcc -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables -nostdlib \
+	-static -Wl,--build-id "$@" "$T/nocfi.c"; }
+nocfi_cc -g -DVARIANT=3 -o "$T/up/elfs/dbgframe"
+objcopy --only-keep-debug "$T/up/elfs/dbgframe" "$T/up/elfs/dbgframe.debug"
+strip --strip-debug "$T/up/elfs/dbgframe"
+"$compile" --debug-file "$T/up/elfs/dbgframe.debug" "$T/up/elfs/dbgframe" -o "$T/dbgframe.so"
+nocfi_cc -DVARIANT=5 -o "$T/up/elfs/nocfi"
+dfid=$(readelf -n "$T/up/elfs/dbgframe" | awk '/Build ID/ {print $3}')
+ncid=$(readelf -n "$T/up/elfs/nocfi" | awk '/Build ID/ {print $3}')
+"$compile" "$T/up/elfs/nocfi" -o "$T/nocfi.so" 2>/dev/null && bad "nocfi has unwind tables" ||
+	check "ehelf-compile: no unwind tables is exit status 3" [ $? = 3 ]
+dport=$(free_port)
+debuginfod -p "$dport" -d "$T/debuginfod.sqlite" -U "$T/up/debs" -F "$T/up/elfs" \
+	-t 0 -g 0 -c 2 >"$T/debuginfod.log" 2>&1 &
+dpid=$!
+pids="$pids $dpid"
+up="http://127.0.0.1:$dport"
+first=$(head -n 1 "$T/upids" | cut -d' ' -f1)
+i=0
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "$up/buildid/$first/executable")" = 200 ] &&
+      [ "$(curl -s -o /dev/null -w '%{http_code}' "$up/buildid/$truncid/executable")" = 200 ] &&
+      [ "$(curl -s -o /dev/null -w '%{http_code}' "$up/buildid/$dfid/debuginfo")" = 200 ] &&
+      [ "$(curl -s -o /dev/null -w '%{http_code}' "$up/buildid/$ncid/executable")" = 200 ]; do
+	i=$((i + 1))
+	if [ $i -gt 300 ] || ! kill -0 "$dpid" 2>/dev/null; then
+		echo "debuginfod did not index the packages:" >&2
+		tail -n 5 "$T/debuginfod.log" >&2
+		exit 1
+	fi
+	sleep 0.2
+done
+echo "  debuginfod on port $dport knows $nup build-IDs and the truncated ELF"
+
+start_server --store "$T/od" --upstream "$up" --sign-key "$T/key.pem" -j 2 \
+	--negative-ttl 600
+xid=$(grep '/libxml2\.so' "$T/upids" | head -n 1 | cut -d' ' -f1)
+xelf=$(grep '/libxml2\.so' "$T/upids" | head -n 1 | cut -d' ' -f2)
+"$compile" "$xelf" -o "$T/ref.so"
+curl -s -D "$T/h" -o "$T/body" "$(url "/buildid/$xid/eh_elf")"
+check "an ID only upstream knows: 200" [ "$(head -n 1 "$T/h" | cut -d' ' -f2)" = 200 ]
+check "built on demand: the same bytes as ehelf-compile on the package's file" \
+	cmp -s "$T/body" "$T/ref.so"
+check "signed: X-EHELF-SIGNATURE verifies with openssl" \
+	verify_sig "$xid" "$(header "$T/h" X-EHELF-SIGNATURE)" "$T/body"
+xf=$(store_file "$T/od" "$xid")
+check "stored with its .sig" sh -c "cmp -s '$xf' '$T/ref.so' && [ -s '$xf.sig' ]"
+check "recorded in the index with its SHA-256" [ \
+	"$(sqlite3 "$T/od/ehelf.sqlite" "SELECT sha256 FROM eh_elfs WHERE build_id = '$xid'")" = \
+	"$(sha256sum "$T/ref.so" | cut -d' ' -f1)" ]
+fetches=$(metric 'ehelf_server_upstream_fetches_total{artifact="executable",outcome="ok"}')
+check "served from the store the second time: 200, no new build or fetch" [ \
+	"$(code "/buildid/$xid/eh_elf")" = 200 -a \
+	"$(metric 'ehelf_server_ondemand_builds_total{outcome="built"}')" = 1 -a \
+	"$(metric 'ehelf_server_upstream_fetches_total{artifact="executable",outcome="ok"}')" = "$fetches" ]
+# five clients at once for one ID: one build
+cid=$(grep '/libcurl\.so' "$T/upids" | head -n 1 | cut -d' ' -f1)
+for i in 1 2 3 4 5; do
+	curl -s -o "$T/c$i" -w '%{http_code}\n' "$(url "/buildid/$cid/eh_elf")" >"$T/cc$i" &
+done
+wait_ok=0
+for i in 1 2 3 4 5; do
+	while [ ! -s "$T/cc$i" ]; do sleep 0.05; done
+done
+sleep 0.2
+for i in 1 2 3 4 5; do
+	[ "$(cat "$T/cc$i")" = 200 ] && cmp -s "$T/c$i" "$(store_file "$T/od" "$cid")" &&
+		wait_ok=$((wait_ok + 1))
+done
+check "5 concurrent requests for one new ID: 5 x 200, identical, one build" \
+	[ "$wait_ok" = 5 -a "$(metric 'ehelf_server_ondemand_builds_total{outcome="built"}')" = 2 ]
+check "an ID nobody knows: 404" [ "$(code "/buildid/$unknown/eh_elf")" = 404 ]
+nf=$(metric 'ehelf_server_upstream_fetches_total{artifact="executable",outcome="not_found"}')
+check "asked again: 404 from the negative cache, no new upstream request" [ \
+	"$(code "/buildid/$unknown/eh_elf")" = 404 -a \
+	"$(metric 'ehelf_server_upstream_fetches_total{artifact="executable",outcome="not_found"}')" = "$nf" -a \
+	"$(metric 'ehelf_server_cache_hits_total{cache="negative"}')" -ge 1 ]
+check "an executable without unwind tables: built from its debuginfo's .debug_frame" sh -c \
+	"curl -s -o '$T/body' '$(url "/buildid/$dfid/eh_elf")' && cmp -s '$T/body' '$T/dbgframe.so'"
+check "... the debuginfo fetched from upstream" \
+	[ "$(metric 'ehelf_server_upstream_fetches_total{artifact="debuginfo",outcome="ok"}')" = 1 ]
+curl -s -D "$T/h" -o "$T/body" "$(url "/buildid/$ncid/eh_elf")"
+check "an executable without unwind tables or debuginfo: 404, saying so" \
+	[ "$(head -n 1 "$T/h" | cut -d' ' -f2)" = 404 ] && grep -q "no unwind tables" "$T/body"
+tc=$(code "/buildid/$truncid/eh_elf")
+check "a truncated ELF upstream: an error response ($tc), with the reason" \
+	[ "$tc" = 502 ] && curl -s "$(url "/buildid/$truncid/eh_elf")" | grep -q "could not be compiled"
+check "... and the server is still up" [ "$(code /)" = 200 -a "$(code "/buildid/$xid/eh_elf")" = 200 ]
+check "... and nothing of it in the store" [ ! -e "$(store_file "$T/od" "$truncid")" ]
+check "the status page names the upstream and counts the eh_elfs" \
+	sh -c "curl -s '$(url /)' | grep -q '127.0.0.1:$dport' && curl -s '$(url /)' | grep -q '<th>eh_elfs</th><td>3</td>'"
+stop_server
+
+echo "== kill -9 during on-demand builds"
+# IDs not built yet, several rounds: each round asks for 8 at once and
+# kills the server at a different moment
+grep -v -e "^$xid " -e "^$cid " "$T/upids" | cut -d' ' -f1 >"$T/todo"
+round=0
+for delay in 0.05 0.15 0.3 0.6; do
+	round=$((round + 1))
+	start_server --store "$T/od" --upstream "$up" --sign-key "$T/key.pem" -j 2
+	curls=""
+	for k in $(sed -n "$(( (round - 1) * 8 + 1 )),$(( round * 8 ))p" "$T/todo"); do
+		curl -s -o /dev/null --max-time 20 "$(url "/buildid/$k/eh_elf")" &
+		curls="$curls $!"
+	done
+	sleep "$delay"
+	kill -9 "$SPID"
+	wait "$SPID" 2>/dev/null || true
+	for c in $curls; do wait "$c" 2>/dev/null || true; done
+done
+complete=0
+partial=0
+for so in $(find "$T/od/.build-id" -name '*.so' -type f); do
+	h=$(basename "$(dirname "$so")")$(basename "$so" .so)
+	e=$(grep "^$h " "$T/upids" | cut -d' ' -f2)
+	if [ "$h" = "$dfid" ]; then
+		e=$T/up/elfs/dbgframe
+		cp "$T/dbgframe.so" "$T/ref.so"
+	else
+		"$compile" "$e" -o "$T/ref.so"
+	fi
+	if cmp -s "$so" "$T/ref.so" && verify_sig "$h" "$(cat "$so.sig")" "$so"; then
+		complete=$((complete + 1))
+	else
+		partial=$((partial + 1))
+		bad "$so: not the complete eh_elf of $e, or its signature does not verify"
+	fi
+done
+check "after 4 kills: every eh_elf in the store complete and signed ($complete), none partial" \
+	[ "$partial" = 0 -a "$complete" -ge 2 ]
+start_server --store "$T/od" --upstream "$up" --sign-key "$T/key.pem"
+check "restarted: the killed servers' temporaries removed" \
+	[ -z "$(find "$T/od/.tmp" -name 'build-*' 2>/dev/null)" ]
+k=$(sed -n 1p "$T/todo")
+check "restarted: builds again (an ID of the first round: 200)" \
+	[ "$(code "/buildid/$k/eh_elf")" = 200 ]
+stop_server
+kill "$dpid" 2>/dev/null || true
+
+if [ "$fails" -ne 0 ]; then
+	echo "server tests: $fails failed" >&2
+	exit 1
+fi
+echo "server tests: all passed"

@@ -1,0 +1,103 @@
+/*
+ * slowloris - hold many connections to an HTTP server open with requests
+ * that never finish: each sends a request line, then one byte of a header
+ * every INTERVAL_MS milliseconds, for SECONDS seconds.  Used by
+ * run-server-tests.sh to check that such clients neither stop the server
+ * from answering others nor outlive its timeouts when they go quiet.
+ *
+ * Usage: slowloris PORT CONNECTIONS SECONDS INTERVAL_MS
+ * INTERVAL_MS 0: send nothing after the request line (idle clients).
+ * Prints "opened N, closed by the server M" and exits 0; 1 when fewer
+ * than CONNECTIONS could be opened; 2 on bad usage.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5) {
+		fprintf(stderr, "usage: slowloris PORT CONNECTIONS SECONDS "
+			"INTERVAL_MS\n");
+		return 2;
+	}
+	int port = atoi(argv[1]), n = atoi(argv[2]);
+	double seconds = atof(argv[3]), interval = atof(argv[4]) / 1000;
+	bool idle = interval == 0;
+	if (idle)
+		interval = 0.1;
+	if (port <= 0 || n <= 0 || seconds <= 0 || interval < 0) {
+		fprintf(stderr, "slowloris: bad arguments\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	int *fds = calloc((size_t)n, sizeof *fds);
+	if (!fds)
+		return 1;
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	int opened = 0;
+	static const char start[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+	for (int i = 0; i < n; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fds[i] < 0 || connect(fds[i], (struct sockaddr *)&sa,
+					  sizeof sa) < 0 ||
+		    send(fds[i], start, sizeof start - 1, MSG_NOSIGNAL) < 0) {
+			fprintf(stderr, "slowloris: connection %d: %s\n", i,
+				strerror(errno));
+			if (fds[i] >= 0)
+				close(fds[i]);
+			fds[i] = -1;
+			continue;
+		}
+		opened++;
+	}
+	double end = now() + seconds;
+	int closed = 0;
+	while (now() < end) {
+		for (int i = 0; i < n; i++) {
+			if (fds[i] < 0)
+				continue;
+			/* the server closed it (EOF or reset), or an answer came */
+			struct pollfd p = { fds[i], POLLIN, 0 };
+			char buf[512];
+			if (poll(&p, 1, 0) > 0 &&
+			    recv(fds[i], buf, sizeof buf, MSG_DONTWAIT) <= 0) {
+				close(fds[i]);
+				fds[i] = -1;
+				closed++;
+				continue;
+			}
+			if (!idle && send(fds[i], "a", 1, MSG_NOSIGNAL) < 0) {
+				close(fds[i]);
+				fds[i] = -1;
+				closed++;
+			}
+		}
+		usleep((useconds_t)(interval * 1e6));
+	}
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	printf("opened %d, closed by the server %d\n", opened, closed);
+	return opened == n ? 0 : 1;
+}
