@@ -70,15 +70,7 @@ find "$S/.build-id" -type f -name '*.so' -printf '%P %s\n' |
 [ -s "$T/ehelfs" ] || die "empty store"
 
 # ---- servers ----------------------------------------------------------------
-free_port() {
-	while :; do
-		p=$(( $(od -An -N2 -tu2 /dev/urandom) % 40000 + 20000 ))
-		hexp=$(printf ':%04X' "$p")
-		awk -v p="$hexp" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
-			END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null || break
-	done
-	echo "$p"
-}
+. "$top/tests/common/free-port.sh"
 # wait_http URL PID: until URL answers, while PID lives (up to 30 s)
 wait_http() {
 	i=0

@@ -163,15 +163,7 @@ unknown=0123456789abcdef0123456789abcdef01234567
 
 # ---- nginx -----------------------------------------------------------------
 # a port nobody listens on (retried if nginx still finds it taken)
-free_port() {
-	while :; do
-		p=$(( $(od -An -N2 -tu2 /dev/urandom) % 40000 + 20000 ))
-		hexp=$(printf ':%04X' "$p")
-		awk -v p="$hexp" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
-			END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null || break
-	done
-	echo "$p"
-}
+. "$top/tests/common/free-port.sh"
 
 start_nginx() { # VARIANT: plain | sig
 	N=$T/nginx-$1

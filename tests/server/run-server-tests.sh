@@ -88,9 +88,7 @@ verify_sig() {
 	openssl pkeyutl -verify -pubin -inkey "$T/key.pub.pem" -rawin \
 		-in "$T/msg" -sigfile "$T/sig.bin" >/dev/null 2>&1
 }
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+. "$here/../common/free-port.sh"
 
 echo "== ehelf-server: a signed store from real packages"
 openssl genpkey -algorithm ed25519 -out "$T/key.pem" 2>/dev/null
@@ -384,6 +382,26 @@ check "... and nothing of it in the store" [ ! -e "$(store_file "$T/od" "$trunci
 check "the status page names the upstream and counts the eh_elfs" \
 	sh -c "curl -s '$(url /)' | grep -q '127.0.0.1:$dport' && curl -s '$(url /)' | grep -q '<th>eh_elfs</th><td>3</td>'"
 stop_server
+
+echo "== two replicas over one store"
+start_server --store "$T/rep" --upstream "$up" --sign-key "$T/key.pem"
+pa=$PORT
+spa=$SPID
+start_server --store "$T/rep" --upstream "$up" --sign-key "$T/key.pem"
+pb=$PORT
+rid=$(grep '/libxml2\.so' "$T/upids" | head -n 1 | cut -d' ' -f1)
+curl -s -o "$T/ra" "http://127.0.0.1:$pa/buildid/$rid/eh_elf" &
+ca=$!
+curl -s -o "$T/rb" "http://127.0.0.1:$pb/buildid/$rid/eh_elf" &
+cb=$!
+wait "$ca" "$cb"
+fa=$(PORT=$pa metric 'ehelf_server_upstream_fetches_total{artifact="executable",outcome="ok"}')
+fb=$(PORT=$pb metric 'ehelf_server_upstream_fetches_total{artifact="executable",outcome="ok"}')
+check "both answer the same eh_elf at once, built once between them ($fa + $fb fetches)" \
+	sh -c "cmp -s '$T/ra' '$T/ref.so' && cmp -s '$T/rb' '$T/ref.so' && [ $((fa + fb)) = 1 ]"
+stop_server
+kill "$spa"
+wait "$spa" || bad "replica A exited $? on SIGTERM"
 
 echo "== kill -9 during on-demand builds"
 # IDs not built yet, several rounds: each round asks for 8 at once and
