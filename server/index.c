@@ -125,6 +125,17 @@ void index_close(server_index *ix)
 	free(ix);
 }
 
+/* Can H read the eh_elfs table? */
+static bool readable(sqlite3 *h)
+{
+	sqlite3_stmt *s = NULL;
+	bool ok = sqlite3_prepare_v2(h, "SELECT count(*) FROM eh_elfs", -1, &s,
+				     NULL) == SQLITE_OK &&
+		  sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return ok;
+}
+
 /* This thread's read connection, opened on first use; NULL if it cannot
  * be (the lookup then answers "unknown"). */
 static reader *thread_reader(server_index *ix)
@@ -137,10 +148,23 @@ static reader *thread_reader(server_index *ix)
 		return NULL;
 	pthread_setspecific(ix->reader, r);
 	if (sqlite3_open_v2(ix->path, &r->h, SQLITE_OPEN_READONLY |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    !readable(r->h)) {
+		/* a WAL database in a directory this user cannot write (a
+		 * read-only store, a sandboxed service): sqlite cannot make
+		 * its -shm file there; read it as a file nobody changes */
 		sqlite3_close(r->h);
 		r->h = NULL;
-		return NULL;
+		char *uri = sqlite3_mprintf("file:%s?immutable=1", ix->path);
+		if (!uri || sqlite3_open_v2(uri, &r->h, SQLITE_OPEN_READONLY |
+					    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+					    NULL) != SQLITE_OK || !readable(r->h)) {
+			sqlite3_free(uri);
+			sqlite3_close(r->h);
+			r->h = NULL;
+			return NULL;
+		}
+		sqlite3_free(uri);
 	}
 	sqlite3_busy_timeout(r->h, 2000);
 	/* a database without the sha256 column (schema 0) leaves sha NULL */

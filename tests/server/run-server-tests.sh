@@ -241,6 +241,27 @@ check "strace: no path outside the store opened or looked up for bad requests" \
 check "strace: eh_elfs opened beneath .build-id without following symlinks (openat2)" \
 	sh -c "grep 'openat2(' '$T/strace' | grep RESOLVE_BENEATH | grep -q RESOLVE_NO_SYMLINKS"
 
+echo "== a read-only store, as a sandboxed service sees it"
+if [ "$(id -u)" = 0 ]; then
+	# the store as root wrote it; the server as nobody, who can write
+	# nothing there (sqlite cannot make the WAL's -shm file)
+	chmod a+x "$T"
+	mkdir -m 777 "$T/nobody"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$server" \
+		--store "$T/store" --upstream "" --listen 127.0.0.1 --port 0 \
+		--port-file "$T/nobody/port" 2>>"$T/server.log" &
+	SPID=$!
+	pids="$pids $SPID"
+	while [ ! -s "$T/nobody/port" ]; do sleep 0.1; done
+	PORT=$(cat "$T/nobody/port")
+	check "served by a user who cannot write the store, with its index" sh -c \
+		"[ \"\$(curl -s -o /dev/null -w '%{http_code}' '$(url "/buildid/$id/eh_elf")')\" = 200 ] &&
+		 curl -s '$(url /)' | grep -q '<th>eh_elfs</th><td>$nids</td>'"
+	stop_server
+else
+	bad "the read-only check runs the server as another user: run the tests as root"
+fi
+
 echo "== idle clients, slowloris, connection limit"
 start_server --store "$T/store" --upstream "" --timeout 2 --threads 2
 out=$("$slowloris" "$PORT" 5 6 0)
