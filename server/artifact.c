@@ -4,17 +4,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../common/buildid.h"
+#include "beneath.h"
 
 /* The metadata cache: direct-mapped, a slot per (build-ID, kind) hash,
  * overwritten on collision; bounded by construction. */
@@ -81,33 +80,6 @@ void artifact_store_close(artifact_store *s)
 	for (int i = 0; i < CACHE_LOCKS; i++)
 		pthread_mutex_destroy(&s->locks[i]);
 	free(s);
-}
-
-/* Open REL beneath the .build-id directory without following symlinks. */
-static int open_beneath(artifact_store *s, const char *rel)
-{
-	static int no_openat2;
-	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
-		struct open_how how = {
-			.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
-			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-				   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-		};
-		long fd = syscall(SYS_openat2, s->ids, rel, &how, sizeof how);
-		if (fd >= 0 || errno != ENOSYS)
-			return (int)fd;
-		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
-	}
-	/* "XX/NAME": the directory, then the file, each refusing symlinks */
-	char dir[3] = { rel[0], rel[1], '\0' };
-	int d = openat(s->ids, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (d < 0)
-		return -1;
-	int fd = openat(d, rel + 3, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int e = errno;
-	close(d);
-	errno = e;
-	return fd;
 }
 
 /* SHA-256 of the LEN bytes of FD (mapped: eh_elfs are small). */
@@ -203,7 +175,7 @@ static int open_one(artifact_store *s, const char *hex, bool sig, artifact *a,
 		return err_set(err, ERR_ARG, "invalid build-ID");
 	snprintf(a->rel, sizeof a->rel, ".build-id/%.2s/%s.so%s", hex, hex + 2,
 		 sig ? ".sig" : "");
-	a->fd = open_beneath(s, a->rel + sizeof ".build-id");
+	a->fd = open_beneath(s->ids, a->rel + sizeof ".build-id");
 	if (a->fd < 0)
 		return err_set(err, errno == ENOENT || errno == ELOOP ||
 			       errno == ENOTDIR || errno == EXDEV
@@ -249,7 +221,7 @@ bool artifact_exists(artifact_store *s, const char *hex)
 {
 	char rel[BUILDID_HEX_MAX + 8];
 	snprintf(rel, sizeof rel, "%.2s/%s.so", hex, hex + 2);
-	int fd = open_beneath(s, rel);
+	int fd = open_beneath(s->ids, rel);
 	if (fd < 0)
 		return false;
 	struct stat st;

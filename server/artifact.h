@@ -5,8 +5,7 @@
  * need (size, modification time, SHA-256, the signature line).
  *
  * Every path is resolved from a descriptor of ROOT/.build-id opened once,
- * with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) (or, on kernels
- * before 5.6, component by component with O_NOFOLLOW), so neither a
+ * by open_beneath() (beneath.h), so neither a
  * symlink planted in the store nor a name from the request can lead out
  * of it.  SHA-256s and signature lines are cached by file identity
  * (device, inode, size, mtime): a file replaced by a rebuild is a new

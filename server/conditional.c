@@ -51,6 +51,8 @@ int http_date_parse(const char *s, time_t *t)
  * comparison (W/ ignored), as RFC 9110 asks for If-None-Match. */
 static bool etag_listed(const char *s, const char *etag)
 {
+	if (!strncmp(etag, "W/", 2))
+		etag += 2;
 	size_t elen = strlen(etag);
 	while (*s) {
 		while (*s == ' ' || *s == '\t' || *s == ',')

@@ -19,8 +19,8 @@ void http_date(time_t t, char out[HTTP_DATE_MAX]);
 int http_date_parse(const char *s, time_t *t);
 
 /* Does a request with these headers (either may be NULL) already hold the
- * representation whose strong ETag is ETAG (quoted) and whose
- * modification time is MTIME? */
+ * representation whose ETag is ETAG (quoted, weak with a W/ prefix) and
+ * whose modification time is MTIME?  If-None-Match compares weakly. */
 bool conditional_not_modified(const char *if_none_match,
 			      const char *if_modified_since, const char *etag,
 			      time_t mtime);

@@ -29,13 +29,15 @@
 #include "index.h"
 #include "metrics.h"
 #include "ondemand.h"
+#include "repo.h"
 
 static void usage(FILE *out)
 {
 	fputs("Usage: ehelf-server --store DIR [--db FILE] [--listen ADDR] [--port N]\n"
 	      "                    [--port-file FILE] [-j N] [--threads N]\n"
 	      "                    [--upstream URLS] [--sign-key KEY]\n"
-	      "                    [--max-connections N] [--timeout S] [--verbose]\n"
+	      "                    [--max-connections N] [--timeout S] [--repo DIR]\n"
+	      "                    [--verbose]\n"
 	      "\n"
 	      "Serve the eh_elfs of a store that ehelf-batch wrote over HTTP, by\n"
 	      "GNU build-ID: GET/HEAD /buildid/HEX/eh_elf and /buildid/HEX/eh_elf.sig,\n"
@@ -56,6 +58,8 @@ static void usage(FILE *out)
 	      "                           from (default: $DEBUGINFOD_URLS; \"\": none)\n"
 	      "      --sign-key KEY       sign on-demand builds with this Ed25519 PEM\n"
 	      "                           private key (docs/signatures.md)\n"
+	      "      --repo DIR           also serve this apt repository (ehelf-pkg\n"
+	      "                           --out DIR) under /debian/\n"
 	      "      --max-connections N  above N open connections, answer 503\n"
 	      "                           (default 1024)\n"
 	      "      --timeout S          close connections idle for S seconds\n"
@@ -160,7 +164,7 @@ int main(int argc, char **argv)
 {
 	enum { O_PORT_FILE = 256, O_THREADS, O_SIGN_KEY, O_MAX_CONN, O_TIMEOUT,
 	       O_NEG_TTL, O_MAX_QUEUE, O_BUILD_TIMEOUT, O_BUILD_CPU, O_BUILD_MEM,
-	       O_COMPILER };
+	       O_COMPILER, O_REPO };
 	static const struct option opts[] = {
 		{ "store", required_argument, NULL, 's' },
 		{ "db", required_argument, NULL, 'd' },
@@ -179,6 +183,7 @@ int main(int argc, char **argv)
 		{ "build-cpu", required_argument, NULL, O_BUILD_CPU },
 		{ "build-memory", required_argument, NULL, O_BUILD_MEM },
 		{ "compiler", required_argument, NULL, O_COMPILER },
+		{ "repo", required_argument, NULL, O_REPO },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -187,7 +192,8 @@ int main(int argc, char **argv)
 	if (cores < 1)
 		cores = 1;
 	const char *store = NULL, *db = NULL, *listen = NULL, *port_file = NULL,
-		   *key_path = NULL, *upstream = getenv("DEBUGINFOD_URLS");
+		   *key_path = NULL, *upstream = getenv("DEBUGINFOD_URLS"),
+		   *repo_path = NULL;
 	char compiler[PATH_MAX] = "";
 	long port = 8003, jobs = cores, threads = cores, max_conn = 1024,
 	     timeout = 15, neg_ttl = 600, max_queue = 64, build_timeout = 120,
@@ -231,6 +237,7 @@ int main(int argc, char **argv)
 			break;
 		case O_COMPILER: snprintf(compiler, sizeof compiler, "%s", optarg);
 			break;
+		case O_REPO: repo_path = optarg; break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -295,6 +302,11 @@ int main(int argc, char **argv)
 	artifact_store *as = NULL;
 	ondemand *od = NULL;
 	http_server *http = NULL;
+	repo *rp = NULL;
+	if (repo_path && repo_open(&rp, repo_path, &err) < 0) {
+		fprintf(stderr, "ehelf-server: %s\n", err.msg);
+		goto out;
+	}
 	int rc = index_open(&ix, dbpath, ondemand_on, &err);
 	if (rc == ERR_NOTFOUND && db) {
 		fprintf(stderr, "ehelf-server: --db: %s\n", err.msg);
@@ -329,7 +341,7 @@ int main(int argc, char **argv)
 		.listen = listen, .port = (unsigned)port, .threads = (int)threads,
 		.max_connections = (unsigned)max_conn, .timeout = (unsigned)timeout,
 		.verbose = verbose, .artifacts = as, .index = ix, .ondemand = od,
-		.metrics = &m, .store = store,
+		.metrics = &m, .store = store, .repo = rp,
 		.upstream = ondemand_on ? upstream : NULL,
 		.signing_key = key ? sign_key_id(key) : NULL,
 	};
@@ -360,6 +372,7 @@ out:
 	ondemand_free(od);
 	artifact_store_close(as);
 	index_close(ix);
+	repo_close(rp);
 	sign_key_free(key);
 	return status;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "conditional.h"
+#include "repo.h"
 #include "route.h"
 #include "status_page.h"
 
@@ -180,6 +181,44 @@ static enum MHD_Result serve_artifact(request *rq, bool may_build)
 	return queue(rq, 200, r, a.size);
 }
 
+/* A file of the apt repository: validators as a static server's (weak
+ * ETag of mtime and size, Last-Modified); dists/ may change, pool/ not. */
+static enum MHD_Result serve_repo(request *rq)
+{
+	repo_file f;
+	ehelf_err err = { 0 };
+	int rc = repo_file_open(rq->h->o.repo, rq->route.rel, &f, &err);
+	if (rc == ERR_NOTFOUND)
+		return answer_msg(rq, 404, "no such file in the repository");
+	if (rc < 0)
+		return answer_msg(rq, 500, err.msg);
+	char date[HTTP_DATE_MAX];
+	http_date(f.mtime, date);
+	const char *inm = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_IF_NONE_MATCH);
+	const char *ims = MHD_lookup_connection_value(
+		rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_MODIFIED_SINCE);
+	bool not_modified = conditional_not_modified(inm, ims, f.etag, f.mtime);
+	struct MHD_Response *r;
+	if (not_modified) {
+		close(f.fd);
+		r = MHD_create_response_from_buffer(0, (void *)"",
+						    MHD_RESPMEM_PERSISTENT);
+	} else {
+		r = MHD_create_response_from_fd64(f.size, f.fd);
+		if (!r)
+			close(f.fd);
+	}
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "ETag", f.etag);
+	MHD_add_response_header(r, "Last-Modified", date);
+	MHD_add_response_header(r, "Content-Type", f.type);
+	MHD_add_response_header(r, "Cache-Control", f.immutable
+				? "public, max-age=86400" : "no-cache");
+	return queue(rq, not_modified ? 304 : 200, r, not_modified ? 0 : f.size);
+}
+
 static enum MHD_Result serve_generated(request *rq)
 {
 	http_server *h = rq->h;
@@ -267,15 +306,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	case ROUTE_METRICS:
 	case ROUTE_STATUS:
 		return serve_generated(rq);
+	case ROUTE_REPO:
+		if (h->o.repo)
+			return serve_repo(rq);
+		break;
 	case ROUTE_BAD_ID:
 		return answer_msg(rq, 400, "malformed build-ID: expected 2 to 128 "
 				  "lowercase hex digits, an even number");
+	case ROUTE_BAD_PATH:
+		return answer_msg(rq, 400, "malformed repository path");
 	case ROUTE_UNKNOWN:
 		break;
 	}
-	return answer_msg(rq, 404, "not found: this server serves "
-			  "/buildid/HEX/eh_elf, /buildid/HEX/eh_elf.sig, "
-			  "/metrics and /");
+	return answer_msg(rq, 404, h->o.repo
+			  ? "not found: this server serves /buildid/HEX/eh_elf, "
+			    "/buildid/HEX/eh_elf.sig, /debian/ (an apt repository), "
+			    "/metrics and /"
+			  : "not found: this server serves /buildid/HEX/eh_elf, "
+			    "/buildid/HEX/eh_elf.sig, /metrics and /");
 }
 
 /* The request line's URI, before libmicrohttpd decodes it: the request's

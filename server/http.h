@@ -34,6 +34,7 @@ typedef struct http_opts {
 	artifact_store *artifacts;
 	server_index *index;        /* may be NULL */
 	ondemand *ondemand;         /* NULL: no on-demand builds */
+	struct repo *repo;          /* an apt repository for /debian/, or NULL */
 	metrics *metrics;
 	const char *store;          /* for the status page */
 	const char *upstream;       /* for the status page; may be NULL */

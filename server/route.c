@@ -3,10 +3,34 @@
 
 #include <string.h>
 
+/* A path of the repository: plain components of safe characters. */
+static void repo_path(const char *rel, route *r)
+{
+	r->kind = ROUTE_BAD_PATH;
+	size_t n = strlen(rel);
+	if (n == 0 || n >= sizeof r->rel || rel[n - 1] == '/')
+		return;
+	for (const char *p = rel; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789._+~:=@,/-", *p))
+			return;
+	for (const char *c = rel; c; ) {
+		const char *slash = strchr(c, '/');
+		size_t len = slash ? (size_t)(slash - c) : strlen(c);
+		if (len == 0 || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return;
+		c = slash ? slash + 1 : NULL;
+	}
+	memcpy(r->rel, rel, n + 1);
+	r->kind = ROUTE_REPO;
+}
+
 void route_parse(const char *path, size_t len, route *r)
 {
 	r->kind = ROUTE_UNKNOWN;
 	r->hex[0] = '\0';
+	r->rel[0] = '\0';
 	if (strlen(path) != len) /* a %00 decoded into the path */
 		return;
 	if (!strcmp(path, "/")) {
@@ -15,6 +39,11 @@ void route_parse(const char *path, size_t len, route *r)
 	}
 	if (!strcmp(path, "/metrics")) {
 		r->kind = ROUTE_METRICS;
+		return;
+	}
+	static const char repo[] = "/debian/";
+	if (!strncmp(path, repo, sizeof repo - 1)) {
+		repo_path(path + sizeof repo - 1, r);
 		return;
 	}
 	static const char prefix[] = "/buildid/";
@@ -48,7 +77,9 @@ const char *route_label(route_kind k)
 	case ROUTE_SIG: return "sig";
 	case ROUTE_METRICS: return "metrics";
 	case ROUTE_STATUS: return "status";
+	case ROUTE_REPO: return "repo";
 	case ROUTE_BAD_ID: return "bad_id";
+	case ROUTE_BAD_PATH: return "bad_path";
 	case ROUTE_UNKNOWN: break;
 	}
 	return "other";

@@ -18,13 +18,20 @@ typedef enum route_kind {
 	ROUTE_SIG,        /* /buildid/HEX/eh_elf.sig */
 	ROUTE_METRICS,    /* /metrics */
 	ROUTE_STATUS,     /* / */
+	ROUTE_REPO,       /* /debian/REST: a file of the apt repository */
 	ROUTE_BAD_ID,     /* /buildid/X/... with X not a valid build-ID: 400 */
+	ROUTE_BAD_PATH,   /* /debian/REST with REST not a plain relative path
+			   * (empty, "." or ".." components, //, characters
+			   * outside [A-Za-z0-9._+~:=@,/-]): 400 */
 	ROUTE_UNKNOWN,    /* anything else: 404 */
 } route_kind;
+
+enum { ROUTE_REPO_MAX = 1024 };
 
 typedef struct route {
 	route_kind kind;
 	char hex[BUILDID_HEX_MAX + 1];  /* ROUTE_EHELF, ROUTE_SIG */
+	char rel[ROUTE_REPO_MAX];       /* ROUTE_REPO: REST, relative */
 } route;
 
 /* Classify PATH (NUL-terminated; its length LEN, which differs from
@@ -32,7 +39,7 @@ typedef struct route {
 void route_parse(const char *path, size_t len, route *r);
 
 /* Short label of a route for metrics: "eh_elf", "sig", "metrics",
- * "status", "bad_id", "other". */
+ * "status", "repo", "bad_id", "bad_path", "other". */
 const char *route_label(route_kind k);
 
 #endif

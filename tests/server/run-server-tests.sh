@@ -241,6 +241,32 @@ check "strace: no path outside the store opened or looked up for bad requests" \
 check "strace: eh_elfs opened beneath .build-id without following symlinks (openat2)" \
 	sh -c "grep 'openat2(' '$T/strace' | grep RESOLVE_BENEATH | grep -q RESOLVE_NO_SYMLINKS"
 
+echo "== an apt repository under /debian/ (--repo)"
+mkdir -p "$T/apt/dists/test/main/binary-amd64" "$T/apt/pool/main/z"
+printf 'Suite: test\n' >"$T/apt/dists/test/Release"
+cp "$(deb zlib1g)" "$T/apt/pool/main/z/zlib1g-ehelf_1.0_amd64.deb"
+ln -s "$T/outside/secret.so" "$T/apt/dists/test/Leak"
+start_server --store "$T/store" --upstream ""
+check "without --repo: /debian/ is 404" [ "$(code /debian/dists/test/Release)" = 404 ]
+stop_server
+start_server --store "$T/store" --upstream "" --repo "$T/apt"
+curl -s -D "$T/h" -o "$T/body" "$(url /debian/pool/main/z/zlib1g-ehelf_1.0_amd64.deb)"
+check "a package served byte-identical, typed, cacheable" sh -c \
+	"cmp -s '$T/body' '$T/apt/pool/main/z/zlib1g-ehelf_1.0_amd64.deb' &&
+	 grep -qi '^Content-Type: application/vnd.debian.binary-package' '$T/h' &&
+	 grep -qi '^Cache-Control: public, max-age=86400' '$T/h'"
+curl -s -D "$T/h" -o "$T/body" "$(url /debian/dists/test/Release)"
+check "Release served, not cached without revalidation" sh -c \
+	"cmp -s '$T/body' '$T/apt/dists/test/Release' && grep -qi '^Cache-Control: no-cache' '$T/h'"
+check "Release: 304 for its ETag" [ "$(code /debian/dists/test/Release \
+	-H "If-None-Match: $(header "$T/h" ETag)")" = 304 ]
+check "a directory: 404, not listed" [ "$(code /debian/dists/test)" = 404 ]
+check "a symlink in the repository: 404" [ "$(code /debian/dists/test/Leak)" = 404 ]
+check "../ and // in a repository path: 400" [ "$(code /debian/../etc/passwd)" = 400 -a \
+	"$(code /debian/dists//test/Release)" = 400 -a "$(code /debian/%2e%2e/x)" = 400 ]
+check "eh_elfs still served beside it" [ "$(code "/buildid/$id/eh_elf")" = 200 ]
+stop_server
+
 echo "== a read-only store, as a sandboxed service sees it"
 if [ "$(id -u)" = 0 ]; then
 	# the store as root wrote it; the server as nobody, who can write
