@@ -6,7 +6,8 @@
 #   make check         install test dependencies, build with -Werror, run unit
 #                      tests (also under ASan+UBSan) and the differential
 #                      tests (ehelf-batch, ehelf-server against curl, openssl
-#                      and elfutils' debuginfod, unwinding against libunwind and
+#                      and elfutils' debuginfod, fetching from it (libehelf-unwind,
+#                      ehelf-find), unwinding against libunwind and
 #                      libdw, ehelf-perf against perf on recorded workloads,
 #                      and the CFI reader on a deterministic sample of this
 #                      machine's ELFs and of the packages in tests/diff/packages)
@@ -62,7 +63,7 @@ BATCH_LIBS := $(shell pkg-config --libs libarchive sqlite3 libcrypto 2>/dev/null
                 echo -larchive -lsqlite3 -lcrypto) -lpthread
 
 PROGRAMS := $(B)/bin/ehelf-compile $(B)/bin/ehelf-batch $(B)/bin/ehelf-perf \
-            $(B)/bin/ehelf-server
+            $(B)/bin/ehelf-server $(B)/bin/ehelf-find
 
 # ---- ehelf-server: the HTTP server (server/) --------------------------------
 # the shared code as an archive: a program links the objects it uses
@@ -84,6 +85,12 @@ $(B)/tests/server/slowloris: $(B)/obj/tests/server/slowloris.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 server-test: all $(B)/tests/server/slowloris
 	@tests/server/run-server-tests.sh $(B)
+# its pure parts, unit-tested (a rule of their own: they are not in libehelf)
+$(B)/tests/test_server_route: $(B)/obj/tests/unit/test_server_route.o \
+                              $(B)/obj/server/route.o $(B)/obj/server/conditional.o \
+                              $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
 # the index creates a missing database with the builder's schema
 $(B)/obj/server/index.o: $(B)/gen/schema_sql.h
 $(B)/obj/server/index.o: ALL_CFLAGS += -I$(B)/gen
@@ -92,7 +99,10 @@ $(B)/obj/server/index.o: ALL_CFLAGS += -I$(B)/gen
 CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
               client-lib/fallback_dwarf.c client-lib/local_read.c \
               client-lib/summary_step.c client-lib/step_cache.c \
-              client-lib/lenient_step.c
+              client-lib/lenient_step.c client-lib/eh_elf_check.c \
+              client-lib/trust.c client-lib/fetch.c client-lib/fetch_config.c \
+              client-lib/fetch_cache.c client-lib/resolve.c client-lib/space_fetch.c \
+              client-lib/curl_api.c
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/client-lib/getcontext.o \
               $(COMMON_SRC:%.c=$(B)/obj/%.o) $(B)/obj/builder/cfi/fde_lookup.o \
               $(B)/obj/builder/cfi/cfi_entry.o $(B)/obj/builder/cfi/eh_pe.o
@@ -140,6 +150,7 @@ DIFF_BIN := $(B)/tests/cfi-diff
 .PHONY: fixtures all deps check check-full unit unit-san repro batch-test server-test unwind-test perf-test corpus corpus-full \
         corpus-san fuzz bench clean run serve help
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
+        fetch-test \
 
 help:
 	@sed -n '2,16p' Makefile
@@ -167,15 +178,21 @@ $(B)/lib/libehelf.a: $(CLIENT_OBJ)
 
 $(B)/lib/libehelf.so: $(CLIENT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf.so.0 -Wl,-z,defs -o $@ $^ $(LIBS) -ldl -lpthread
+# no -lcurl: libcurl is loaded when a fetch needs it (client-lib/curl_api.h),
+# not at the start of every program that preloads libehelf-unwind
+CLIENT_LIB_DEPS := $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf.so.0 -Wl,-z,defs -o $@ $^ $(CLIENT_LIB_DEPS) \
+		-ldl -lpthread
 	ln -sf libehelf.so $@.0
 
 # libunwind's local API on ehelf (link instead of -lunwind, or LD_PRELOAD)
 $(B)/lib/libehelf-unwind.so: $(B)/obj/client-lib/unwind_compat.o \
                              $(B)/obj/client-lib/getcontext_unw.o $(CLIENT_OBJ)
+# (with its background fetch when $EHELF_URLS is set: unwind_fetch.c)
 	@mkdir -p $(dir $@)
+                             $(B)/obj/client-lib/unwind_fetch.o \
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf-unwind.so.0 -Wl,-z,defs -o $@ $^ \
-		$(LIBS) -ldl -lpthread
+		$(CLIENT_LIB_DEPS) -ldl -lpthread
 	ln -sf libehelf-unwind.so $@.0
 
 $(B)/lib/pkgconfig/libehelf.pc: client-lib/libehelf.pc.in
@@ -188,6 +205,11 @@ $(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB)
 
 TESTSUPPORT_SRC := tests/codegen/ir_eval.c tests/common/corpus_run.c
 TESTSUPPORT_LIB := $(B)/lib/libehelf-testsupport.a
+# the resolution chain of libehelf for one build-ID, fetching included
+$(B)/bin/ehelf-find: $(B)/obj/client-lib/ehelf_find.o $(B)/lib/libehelf.a $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+
 $(TESTSUPPORT_LIB): $(TESTSUPPORT_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -304,6 +326,21 @@ unwind-test: all $(UNW_BINS)
 
 # ehelf-perf against perf on real recordings: the perf.data reader, the
 # symbols, then whole `perf script` outputs
+# ---- fetching: ehelf-server to libehelf-unwind and ehelf-find -------------
+# unw_api.c's libunwind program, waiting for the background fetch
+$(B)/tests/fetch/fetch-unw-api: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) \
+                                $(B)/obj/tests/fetch/wait_fetch.o
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind -ldl -lpthread
+# ehelf_space_fetch while other threads unwind with the space
+$(B)/tests/fetch/space-fetch: $(B)/obj/tests/fetch/space_fetch.o $(B)/lib/libehelf.a \
+                              $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
+fetch-test: all $(B)/tests/fetch/fetch-unw-api $(B)/tests/fetch/space-fetch \
+            $(UNW_DIR)/libunwtest-dso.so
+	@tests/fetch/run-fetch-tests.sh $(B)
+
 PERF_TEST_BINS := $(B)/tests/perf/perf_data_dump $(B)/tests/perf/symbols_check \
                   $(B)/tests/perf/script_compare $(B)/tests/perf/unwind_crosscheck
 perf-test: all $(PERF_TEST_BINS)
@@ -312,6 +349,7 @@ perf-test: all $(PERF_TEST_BINS)
 	@tests/perf/run-perf-tests.sh $(B)
 
 QUIRKS_BIN := $(B)/tests/tool-quirks
+	@tests/perf/run-perf-fetch-tests.sh $(B)
 $(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \
                $(B)/obj/tests/diff/libdw_frames.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
@@ -381,8 +419,8 @@ nginx-test: all
 repro: all $(FIXTURES)
 	@tests/repro/check-repro.sh $(B)
 
-fuzz: fixtures
-	@tests/fuzz/run-fuzz.sh $(or $(FUZZ_SECONDS),120)
+fuzz: fixtures $(B)/bin/ehelf-compile
+	@EHELF_COMPILE=$(B)/bin/ehelf-compile tests/fuzz/run-fuzz.sh $(or $(FUZZ_SECONDS),120)
 
 check: deps
 	@$(MAKE) --no-print-directory all unit
@@ -392,6 +430,7 @@ check: deps
 	@$(MAKE) --no-print-directory server-test
 	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory perf-test
+	@$(MAKE) --no-print-directory fetch-test
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-san
 	@echo "make check: all passed"
@@ -405,6 +444,7 @@ check-full: deps
 	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory perf-test
 	@$(MAKE) --no-print-directory corpus-full
+	@$(MAKE) --no-print-directory fetch-test
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory nginx-test
 	@$(MAKE) --no-print-directory fuzz

@@ -2,7 +2,10 @@
  * ehelf-perf - the samples of a `perf record --call-graph dwarf` file,
  * their user stacks unwound with eh_elfs: `ehelf-perf script` prints them as
  * `perf script -F comm,tid,time,event,ip,sym,symoff,dso --no-inline` does,
- * or as folded stacks for flame graphs.
+ * or as folded stacks for flame graphs.  Before unwinding, the eh_elfs
+ * the recording needs are fetched from $EHELF_URLS (perftool/prefetch.h);
+ * files missing here come from debuginfod (perftool/dso.h); --no-fetch
+ * turns both off.
  *
  * Exit status: 0 success, 1 unreadable or malformed input (or a write
  * error), 2 bad usage.
@@ -19,18 +22,34 @@
 #include "perf/perf_data.h"
 #include "perftool/dso.h"
 #include "perftool/outbuf.h"
+#include "perftool/prefetch.h"
 #include "perftool/procs.h"
+#include "perftool/recorded_ids.h"
 #include "perftool/script.h"
+#include "perftool/stdin_spool.h"
+#include "resolve.h"
 
 static void usage(FILE *out)
 {
 	fputs("Usage: ehelf-perf script [-i FILE] [--folded] [--no-progress]\n"
+	      "                         [--no-fetch]\n"
 	      "\n"
 	      "Print the samples of a perf.data file made by `perf record\n"
 	      "--call-graph dwarf`, with their user stacks unwound by eh_elfs\n"
-	      "(found by build-ID under $EHELF_PATH, then /usr/lib/ehelf; DWARF\n"
-	      "CFI through libdw for files without one), in the layout of\n"
+	      "(found by build-ID under $EHELF_PATH, then /usr/lib/ehelf, then\n"
+	      "the cache $EHELF_CACHE_PATH, else ~/.cache/ehelf; DWARF CFI\n"
+	      "through libdw for files without one), in the layout of\n"
 	      "`perf script -F comm,tid,time,event,ip,sym,symoff,dso --no-inline`.\n"
+	      "Before unwinding, the eh_elfs of every build-ID the recording\n"
+	      "names that are not found so are fetched into the cache, in\n"
+	      "parallel, from the servers of $EHELF_URLS (space-separated;\n"
+	      "none: no fetching), and must be signed by a key of\n"
+	      "$EHELF_TRUSTED_KEYS (else /etc/ehelf/trusted-keys); a stream\n"
+	      "(-i -) is then kept in a temporary file to be read twice.\n"
+	      "A mapped file missing here (a recording from another machine)\n"
+	      "is read from perf's build-ID cache, else, with $DEBUGINFOD_URLS\n"
+	      "set, fetched from debuginfod servers (the executable, and its\n"
+	      "debuginfo for symbols), as perf does.\n"
 	      "Kernel frames come from the samples' callchains; recordings\n"
 	      "with frame-pointer callchains (-g) or none print as perf prints\n"
 	      "them; compressed recordings (perf record -z) are read too.\n"
@@ -46,6 +65,8 @@ static void usage(FILE *out)
 	      "                    distinct stack: comm;outermost;...;innermost COUNT\n"
 	      "                    (as FlameGraph's stackcollapse-perf.pl makes them)\n"
 	      "      --no-progress no progress line on standard error\n"
+	      "      --no-fetch    fetch nothing: neither eh_elfs ($EHELF_URLS)\n"
+	      "                    nor missing files (debuginfod)\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
 	      "Exit status: 0 success, 1 unreadable or malformed input, 2 usage.\n",
@@ -76,21 +97,78 @@ static void progress(perf_reader *r, uint64_t samples, bool last)
 		fputc('\n', stderr);
 }
 
+/* "\rehelf-perf: fetching eh_elfs: 12/40" on standard error; *ARG (a
+ * bool) tells whether the line is left unfinished. */
+static void fetch_progress(void *arg, size_t done, size_t total)
+{
+	bool *open = arg;
+	fprintf(stderr, "\rehelf-perf: fetching eh_elfs: %zu/%zu ", done, total);
+	*open = done < total;
+	if (!*open)
+		fputc('\n', stderr);
+}
+
+/* Before unwinding: the eh_elfs of the build-IDs INPUT names, fetched
+ * into the cache from $EHELF_URLS (nothing without it), with a progress
+ * line when SHOW_PROGRESS, and a line on what was refused or failed.
+ * Returns 0, or 1 when standard input was lost (it could not be
+ * spooled); anything else only warns. */
+static int fetch_eh_elfs(const char *input, bool show_progress)
+{
+	/* the configuration the unwinding resolves eh_elfs with */
+	const fetch_config *c = resolve_config();
+	ehelf_err err = { 0 };
+	if (!c) {
+		fprintf(stderr, "ehelf-perf: not fetching eh_elfs: %s\n",
+			ehelf_last_error());
+		return 0;
+	}
+	if (!c->urls || !c->urls[0])
+		return 0;
+	if (!strcmp(input, "-") && stdin_spool(&err) < 0) {
+		fprintf(stderr, "ehelf-perf: %s\n", err.msg);
+		return 1;
+	}
+	id_list ids = { 0 };
+	prefetch_result res;
+	/* a malformed input: the unwinding pass says so; fetch what was
+	 * found before */
+	recorded_ids(input, &ids, &err);
+	bool line_open = false;
+	if (prefetch(c, &ids, show_progress ? fetch_progress : NULL, &line_open,
+		     &res, &err) < 0)
+		fprintf(stderr, "%sehelf-perf: fetching eh_elfs: %s\n",
+			line_open ? "\n" : "", err.msg);
+	else if (res.refused || res.failed)
+		fprintf(stderr, "ehelf-perf: %zu of %zu eh_elfs fetched; %zu "
+			"refused%s%s%s, %zu failed%s%s%s\n", res.fetched,
+			res.asked, res.refused, res.refused ? " (" : "",
+			res.refused_why, res.refused ? ")" : "", res.failed,
+			res.failed ? " (" : "", res.failed_why,
+			res.failed ? ")" : "");
+	id_list_free(&ids);
+	return 0;
+}
+
 static int handle(perf_reader *r, procs *p, script_ctx *sc, const perf_event *ev)
 {
 	return ev->kind == PERF_EV_SAMPLE ? script_sample(sc, ev)
 					  : procs_record(p, r, ev);
 }
 
-static int run(const char *input, bool folded, bool show_progress)
+static int run(const char *input, bool folded, bool show_progress, bool fetch)
 {
 	ehelf_err err = { 0 };
+	if (fetch && fetch_eh_elfs(input, show_progress) != 0)
+		return 1;
 	perf_reader *r = perf_reader_open(input, &err);
 	if (!r) {
 		fprintf(stderr, "ehelf-perf: %s\n", err.msg);
 		return 1;
 	}
 	dso_table *dsos = dso_table_new();
+	if (dsos)
+		dso_table_use_debuginfod(dsos, fetch);
 	procs *p = dsos ? procs_new(dsos) : NULL;
 	static outbuf out;
 	ob_init(&out, stdout);
@@ -141,11 +219,12 @@ static int run(const char *input, bool folded, bool show_progress)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NO_PROGRESS = 256 };
+	enum { OPT_NO_PROGRESS = 256, OPT_NO_FETCH };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "folded", no_argument, NULL, 'f' },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "no-fetch", no_argument, NULL, OPT_NO_FETCH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -160,7 +239,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *input = "perf.data";
-	bool folded = false, show_progress = isatty(2);
+	bool folded = false, show_progress = isatty(2), fetch = true;
 	int c;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "i:fh", opts, NULL)) != -1) {
@@ -168,6 +247,7 @@ int main(int argc, char **argv)
 		case 'i': input = optarg; break;
 		case 'f': folded = true; break;
 		case OPT_NO_PROGRESS: show_progress = false; break;
+		case OPT_NO_FETCH: fetch = false; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -177,5 +257,5 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return run(input, folded, show_progress);
+	return run(input, folded, show_progress, fetch);
 }

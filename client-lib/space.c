@@ -1,7 +1,9 @@
 /*
  * space.c - address spaces: modules from dl_iterate_phdr, /proc/PID/maps or
- * the caller; each resolved to its eh_elf by build-ID through the search
- * path ($EHELF_PATH, then /usr/lib/ehelf).  eh_elfs are loaded once per
+ * the caller; each resolved to its eh_elf by build-ID through the
+ * resolution chain (resolve.h: $EHELF_PATH, /usr/lib/ehelf, the cache of
+ * fetched eh_elfs), or attached later (module_attach, for
+ * ehelf_space_fetch).  eh_elfs are loaded once per
  * process: a global cache shares them between spaces, refcounted, and
  * keeps up to IDLE_MAX of those no space uses any more, so that a tool
  * making and dropping spaces (one per profiled process, say) does not
@@ -21,6 +23,7 @@
 #include "../common/buildid.h"
 #include "../common/elf_file.h"
 #include "fallback_dwarf.h"
+#include "resolve.h"
 #include "space.h"
 
 /* ---- the process-wide cache of eh_elfs ------------------------------------ */
@@ -42,10 +45,13 @@ static uint64_t cache_tick;
 
 const ehelf_object *module_object(const module *m)
 {
-	return m->eh ? m->eh->obj : NULL;
+	/* one load: ehelf_space_fetch may publish it meanwhile */
+	cached_object *c = atomic_load_explicit(&m->eh, memory_order_acquire);
+	return c ? c->obj : NULL;
 }
 
-/* The eh_elf for HEX from the search path, shared; NULL if none. */
+/* The eh_elf for HEX through the resolution chain (resolve.h), shared;
+ * NULL if none. */
 static cached_object *cache_get(const char *hex)
 {
 	pthread_mutex_lock(&cache_lock);
@@ -56,36 +62,7 @@ static cached_object *cache_get(const char *hex)
 			pthread_mutex_unlock(&cache_lock);
 			return c;
 		}
-	const char *env = getenv("EHELF_PATH");
-	char *path = env ? strdup(env) : NULL;
-	char *dirs[64];
-	int nd = 0;
-	for (char *save = NULL, *d = path ? strtok_r(path, ":", &save) : NULL;
-	     d && nd < 63; d = strtok_r(NULL, ":", &save))
-		if (*d)
-			dirs[nd++] = d;
-	dirs[nd++] = "/usr/lib/ehelf";
-	ehelf_object *obj = NULL;
-	for (int i = 0; i < nd && !obj; i++) {
-		char file[4096];
-		struct stat st;
-		if (buildid_store_path(dirs[i], hex, file, sizeof file) < 0 ||
-		    stat(file, &st) < 0)
-			continue;
-		obj = ehelf_object_open(file);
-		if (!obj)
-			continue;
-		const struct ehelf_info *info = ehelf_object_info(obj);
-		char got[BUILDID_HEX_MAX + 1];
-		if (buildid_to_hex(info->build_id, info->build_id_len, got,
-				   sizeof got) < 0 || strcmp(got, hex) != 0) {
-			ehelf_set_error("%s: records build-ID %s, not %s", file,
-					got, hex);
-			ehelf_object_close(obj);
-			obj = NULL;
-		}
-	}
-	free(path);
+	ehelf_object *obj = resolve_open(hex, NULL, NULL, NULL, NULL);
 	cached_object *c = NULL;
 	if (obj && (c = calloc(1, sizeof *c)) != NULL) {
 		snprintf(c->hex, sizeof c->hex, "%s", hex);
@@ -124,6 +101,24 @@ static void cache_put(cached_object *c)
 		free(victim);
 	}
 	pthread_mutex_unlock(&cache_lock);
+}
+
+int module_attach(module *m)
+{
+	char hex[BUILDID_HEX_MAX + 1];
+	if (atomic_load(&m->eh) || !m->build_id_len ||
+	    buildid_to_hex(m->build_id, m->build_id_len, hex, sizeof hex) < 0)
+		return 0;
+	cached_object *c = cache_get(hex), *none = NULL;
+	if (!c)
+		return 0;
+	/* published whole: the release pairs with module_object's acquire */
+	if (atomic_compare_exchange_strong_explicit(&m->eh, &none, c,
+						    memory_order_acq_rel,
+						    memory_order_acquire))
+		return 1;
+	cache_put(c); /* another call attached it first */
+	return 0;
 }
 
 /* ---- spaces --------------------------------------------------------------- */

@@ -24,7 +24,10 @@ typedef struct module {
 	size_t image_size;
 	uint8_t build_id[64];
 	size_t build_id_len;
-	struct cached_object *eh; /* shared eh_elf, or NULL */
+	/* shared eh_elf, or NULL; set once, when the space is built or later
+	 * by module_attach while others unwind: read it with one acquire load
+	 * (module_object) */
+	_Atomic(struct cached_object *) eh;
 	dwarf_module *dw;       /* libdw fallback, opened on first use */
 	struct elf_file *elf;   /* the ELF, for procedure info; on first use */
 	pthread_mutex_t dw_lock; /* dw and elf */
@@ -50,6 +53,12 @@ struct elf_file *module_elf(module *m);
 
 /* The eh_elf object of a module, or NULL. */
 const ehelf_object *module_object(const module *m);
+
+/* Give M, if it has none, the eh_elf of its build-ID from the resolution
+ * chain (resolve.h), published atomically: unwinders of M's space meet
+ * either no eh_elf or the whole one.  Returns 1 when attached, else 0.
+ * Takes locks, reads files: not from an unwind. */
+int module_attach(module *m);
 
 /* A copy of a stack: the bytes of [addr, addr + size) are at data. */
 typedef struct snapshot {
@@ -116,6 +125,12 @@ bool process_space_refresh(void);
 /* Whether the process-wide space has been built (by a first unwind or
  * ehelf_backtrace_init). */
 bool process_space_built(void);
+
+/* eh_elfs have been fetched into the cache: rebuild the process-wide
+ * space if it is built, and make a build under way now build again, so
+ * that unwinds from then on find them.  Not async-signal-safe (as
+ * process_space_refresh). */
+void process_space_pickup(void);
 
 /* Set the thread's last error (ehelf_last_error). */
 void ehelf_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -396,6 +396,8 @@ static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static ehelf_space *retired; /* replaced spaces, a list; under global_lock */
 /* dl_iterate_phdr's counters when the space was built */
 static _Atomic unsigned long loaded_adds, loaded_subs;
+/* bumped when eh_elfs were fetched (process_space_pickup) */
+static atomic_ulong fetched_epoch;
 
 static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -407,7 +409,8 @@ static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-int ehelf_backtrace_init(void)
+/* Build the process-wide space and swap it in. */
+static int rebuild(void)
 {
 	unsigned long c[2] = { 0, 0 };
 	dl_iterate_phdr(read_counters, c);
@@ -432,6 +435,28 @@ int ehelf_backtrace_init(void)
 	} /* else: kept until a rebuild finds no pin */
 	pthread_mutex_unlock(&global_lock);
 	return 0;
+}
+
+int ehelf_backtrace_init(void)
+{
+	unsigned long epoch;
+	do {
+		epoch = atomic_load(&fetched_epoch);
+		int rc = rebuild();
+		if (rc < 0)
+			return rc;
+		/* eh_elfs fetched during the build, perhaps after their
+		 * modules were resolved, when process_space_pickup found no
+		 * space built yet: again */
+	} while (atomic_load(&fetched_epoch) != epoch);
+	return 0;
+}
+
+void process_space_pickup(void)
+{
+	atomic_fetch_add(&fetched_epoch, 1);
+	if (process_space_built())
+		ehelf_backtrace_init();
 }
 
 const ehelf_space *process_space_pin(void)

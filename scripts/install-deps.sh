@@ -15,7 +15,9 @@ PACKAGES="
   linux-perf rt-tests heaptrack
   nginx wrk debuginfod curl
   libmicrohttpd-dev libdebuginfod-dev libarchive-tools strace python3
+  libcurl4-openssl-dev
   libnginx-mod-http-perl
+  debhelper lintian apt-utils gnupg help2man mmdebstrap
 "
 
 missing=""

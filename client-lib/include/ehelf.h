@@ -41,11 +41,16 @@ extern "C" {
 typedef struct ehelf_object ehelf_object;
 
 /*
- * Load the eh_elf at PATH: check that it is an x86_64 shared object with
- * the ehelf note, that its ABI version is one this library supports and
- * that its ehelf_info agrees with the note, then map it (dlopen) and find
- * its entry points.  Returns NULL on any failure; ehelf_last_error() then
- * says why.  The object owns the mapping until ehelf_object_close().
+ * Load the eh_elf at PATH, used as given (never searched for on a library
+ * path): a regular file, not a symbolic link, owned by root or this user,
+ * not writable by its group or others, read once and checked to be exactly
+ * an eh_elf as ehelf's writer emits it for the ABI version this library
+ * reads (no relocations, constructors, undefined symbols, IFUNCs, TLS or
+ * executable stack; its ehelf_info agreeing with its note), then those
+ * same bytes mapped by libehelf itself: no dlopen, no code of the file
+ * runs at load (docs/trust.md).  Returns NULL on any failure;
+ * ehelf_last_error() then says why.  The object owns the mapping until
+ * ehelf_object_close().
  */
 EHELF_API ehelf_object *ehelf_object_open(const char *eh_elf_path);
 EHELF_API void ehelf_object_close(ehelf_object *o);
@@ -90,9 +95,13 @@ EHELF_API const char *ehelf_status_str(int status);
  * runtime ranges, load biases, paths and build-IDs, and for each, once
  * resolved, its eh_elf.  eh_elfs are looked up by build-ID in the store
  * layout ROOT/.build-id/XX/REST.so under each directory of $EHELF_PATH
- * (colon-separated) and then /usr/lib/ehelf; the eh_elf's recorded build-ID
- * must be the module's.  An eh_elf is loaded once per process and shared
- * by every space.  Modules without one are unwound by libdw's DWARF CFI.
+ * (colon-separated), then /usr/lib/ehelf, then the cache of fetched
+ * eh_elfs ($EHELF_CACHE_PATH, else $XDG_CACHE_HOME/ehelf, else
+ * ~/.cache/ehelf; signed ones only, see docs/trust.md); the eh_elf's
+ * recorded build-ID must be the module's.  Nothing is fetched while a
+ * space is built: ehelf_space_fetch() does that.  An eh_elf is loaded once
+ * per process and shared by every space.  Modules without one are
+ * unwound by libdw's DWARF CFI.
  *
  * Building a space (the *_add / *_load calls) allocates and takes locks;
  * unwinding with a finished space does neither for modules that have an
@@ -130,6 +139,25 @@ EHELF_API int ehelf_space_load_pid(ehelf_space *s, int pid);
 /* Number of modules, and how many have an eh_elf (eh_elfs themselves,
  * when loaded into the process, are not counted as modules). */
 EHELF_API int ehelf_space_modules(const ehelf_space *s, int *with_ehelf);
+
+/*
+ * Fetch and attach the eh_elfs the space's modules lack: those that have
+ * appeared in the places above since, then the others from the HTTP
+ * servers of $EHELF_URLS (space-separated), all at once, into the cache;
+ * each download must carry a valid signature by a trusted key
+ * ($EHELF_TRUSTED_KEYS, else /etc/ehelf/trusted-keys; docs/trust.md).
+ * Takes at most TIMEOUT_SECONDS (<= 0: $EHELF_TIMEOUT, default 10).
+ * Without $EHELF_URLS nothing is asked over the network.
+ *
+ * May run while other threads unwind with the same space (never from an
+ * unwind or a signal handler: it allocates, takes locks, waits): a
+ * module's eh_elf is published atomically, so an unwind meets either the
+ * DWARF fallback or the eh_elf for it.  Not while the space is changed or
+ * freed.  Returns the number of eh_elfs newly attached, or a negative
+ * code (-EINVAL: the configuration, a trusted-key file that is not a key;
+ * -EIO: the cache cannot be created) with ehelf_last_error().
+ */
+EHELF_API int ehelf_space_fetch(ehelf_space *s, double timeout_seconds);
 
 /* ---- unwinding -------------------------------------------------------- */
 

@@ -81,13 +81,31 @@ static bool cache_root(char *out, size_t cap)
 	return out[0] != '\0';
 }
 
+/* The hex of ID (LEN bytes) and the cache's root into HEX and ROOT. */
+static bool id_and_root(const uint8_t *id, size_t len,
+			char hex[BUILDID_HEX_MAX + 1], char root[4096])
+{
+	return buildid_to_hex(id, len, hex, BUILDID_HEX_MAX + 1) > 0 &&
+	       cache_root(root, 4096);
+}
+
 int buildid_cache_path(const char *name, const char *file, const uint8_t *id,
 		       size_t len, char *buf, size_t cap)
 {
 	char hex[BUILDID_HEX_MAX + 1], root[4096];
-	if (buildid_to_hex(id, len, hex, sizeof hex) < 0 ||
-	    !cache_root(root, sizeof root))
+	if (!id_and_root(id, len, hex, root))
 		return -1;
 	int n = snprintf(buf, cap, "%s/%s/%s/%s", root, name, hex, file);
+	return n >= 0 && (size_t)n < cap ? 0 : -1;
+}
+
+int buildid_cache_file(const uint8_t *id, size_t len, const char *file,
+		       char *buf, size_t cap)
+{
+	char hex[BUILDID_HEX_MAX + 1], root[4096];
+	if (!id_and_root(id, len, hex, root))
+		return -1;
+	int n = snprintf(buf, cap, "%s/.build-id/%.2s/%s/%s", root, hex, hex + 2,
+			 file);
 	return n >= 0 && (size_t)n < cap ? 0 : -1;
 }

@@ -3,15 +3,22 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../common/buildid.h"
+#include "buildid_cache.h"
 #include "cache_dir.h"
+#include "debuginfod_file.h"
+#include "symbol_view.h"
 
 enum { DSO_BUCKETS = 1024 };
 
 struct dso_table {
 	dso *bucket[DSO_BUCKETS];
 	char saved[4096];	/* where symbol tables are saved, "" if not */
+	bool use_debuginfod;
+	bool dinfod_tried;
+	dinfod *dinfod;		/* begun on first need */
 };
 
 dso_table *dso_table_new(void)
@@ -34,10 +41,17 @@ void dso_table_free(dso_table *t)
 			symtab_free(d->syms);
 			free(d->segs);
 			sym_memo_free(&d->memo);
+			free(d->file);
 			free(d->path);
 			free(d);
 		}
+	dinfod_free(t->dinfod);
 	free(t);
+}
+
+void dso_table_use_debuginfod(dso_table *t, bool on)
+{
+	t->use_debuginfod = on;
 }
 
 static unsigned hash_path(const char *s)
@@ -48,12 +62,13 @@ static unsigned hash_path(const char *s)
 	return h % DSO_BUCKETS;
 }
 
-/* Open D's file and check it against the recorded build-ID, if any. */
-static void dso_open(dso *d)
+/* Open FILE as D's and check it against the recorded build-ID, if any.
+ * True when it is D's file (then open in D->elf). */
+static bool open_checked(dso *d, const char *file)
 {
 	ehelf_err err;
-	if (elf_file_open(&d->elf, d->path, &err) < 0)
-		return;
+	if (elf_file_open(&d->elf, file, &err) < 0)
+		return false;
 	const uint8_t *id;
 	int n = elf_file_build_id(&d->elf, &id);
 	/* perf writes build-IDs in 20-byte fields: a shorter one (MD5's 16
@@ -61,11 +76,74 @@ static void dso_open(dso *d)
 	if (d->build_id_len && (n <= 0 || !buildid_same(id, (size_t)n, d->build_id,
 							d->build_id_len))) {
 		elf_file_close(&d->elf); /* another file by that name now */
-		return;
+		return false;
 	}
 	if (n > 0 && (size_t)n <= sizeof d->build_id) {
 		memcpy(d->build_id, id, (size_t)n);
 		d->build_id_len = (size_t)n;
+	}
+	return true;
+}
+
+static bool has_symtab(elf_file *f)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	}
+	return false;
+}
+
+/* D's file when it is not at its path (dso.h, 2 and 3), open in D->elf
+ * with D->file set; false if none. */
+static bool open_elsewhere(dso_table *t, dso *d)
+{
+	char file[4096], debug[4096], view[4096], hex[BUILDID_HEX_MAX + 1];
+	if (!d->build_id_len || d->perf_map ||
+	    buildid_to_hex(d->build_id, d->build_id_len, hex, sizeof hex) < 0)
+		return false;
+	const char *dbg = NULL;
+	if (buildid_cache_file(d->build_id, d->build_id_len, "elf", file,
+			       sizeof file) == 0 && open_checked(d, file)) {
+		if (!has_symtab(&d->elf) &&
+		    buildid_cache_file(d->build_id, d->build_id_len, "debug",
+				       debug, sizeof debug) == 0 &&
+		    access(debug, R_OK) == 0)
+			dbg = debug;
+	} else {
+		if (t->use_debuginfod && !t->dinfod_tried) {
+			t->dinfod_tried = true;
+			t->dinfod = dinfod_new();
+		}
+		if (dinfod_find(t->dinfod, DINFOD_EXECUTABLE, d->build_id,
+				d->build_id_len, file, sizeof file) != 0 ||
+		    !open_checked(d, file))
+			return false;
+		if (!has_symtab(&d->elf) &&
+		    dinfod_find(t->dinfod, DINFOD_DEBUGINFO, d->build_id,
+				d->build_id_len, debug, sizeof debug) == 0)
+			dbg = debug;
+	}
+	if (dbg && symbol_view(hex, file, dbg, view, sizeof view) == 0)
+		d->file = strdup(view);
+	else
+		d->file = strdup(file);
+	if (!d->file)
+		elf_file_close(&d->elf);
+	return d->file != NULL;
+}
+
+/* Open D's file (dso.h) and take in its segments. */
+static void dso_open(dso_table *t, dso *d)
+{
+	if (open_checked(d, d->path)) {
+		if (!(d->file = strdup(d->path))) {
+			elf_file_close(&d->elf);
+			return;
+		}
+	} else if (!open_elsewhere(t, d)) {
+		return;
 	}
 	size_t nph, size;
 	d->image = (const uint8_t *)elf_rawfile(d->elf.elf, &size);
@@ -104,7 +182,7 @@ dso *dso_get(dso_table *t, const char *path, const uint8_t *id, size_t len)
 	}
 	d->saved_dir = t->saved[0] ? t->saved : NULL;
 	d->perf_map = !strncmp(path, "/tmp/perf-", 10);
-	dso_open(d);
+	dso_open(t, d);
 	d->next = t->bucket[b];
 	t->bucket[b] = d;
 	return d;
@@ -143,7 +221,7 @@ const char *dso_symbol(dso *d, uint64_t addr, uint64_t *off)
 			d->syms = symtab_load_perf_map(d->path, &err);
 		} else if (d->usable) {
 			ehelf_err err;
-			d->syms = symtab_load_elf_saved(d->path, d->build_id,
+			d->syms = symtab_load_elf_saved(d->file, d->build_id,
 							d->build_id_len,
 							d->saved_dir, &err);
 		}

@@ -6,10 +6,20 @@
  *
  * A dso is identified by path and build-ID.  The build-ID comes from the
  * perf.data file when it has one for the mapping, else from the file on
- * disk; a file on disk whose build-ID differs from the recorded one is not
- * used (the dso then has no memory and no symbols, as perf does).  A
- * recorded ID may be the file's zero-padded to perf's 20 bytes; a usable
- * dso keeps the file's own (the eh_elf store is keyed by it).
+ * disk.  The file read for it is, as perf finds it, the first of:
+ *   1. PATH itself, if its build-ID is the recorded one (or none was
+ *      recorded);
+ *   2. perf's copy in its build-ID cache (buildid_cache.h: .build-id/XX/
+ *      REST/elf, which perf record makes of the files its samples hit),
+ *      with the copy of its debug file ("debug") for symbols;
+ *   3. with debuginfod enabled (dso_table_use_debuginfod) and
+ *      $DEBUGINFOD_URLS set, the executable from debuginfod servers
+ *      (debuginfod_file.h), with its debuginfo for symbols when it has no
+ *      .symtab of its own: a recording from another machine.
+ * A file in a debug file's company is read through a symbol view
+ * (symbol_view.h).  Without any, the dso has no memory and no symbols, as
+ * in perf.  A recorded ID may be the file's zero-padded to perf's 20 bytes;
+ * a usable dso keeps the file's own (the eh_elf store is keyed by it).
  */
 #ifndef EHELF_PERFTOOL_DSO_H
 #define EHELF_PERFTOOL_DSO_H
@@ -23,7 +33,8 @@
 #include "sym_memo.h"
 
 typedef struct dso {
-	char *path;
+	char *path;             /* as recorded (the vDSO: its file) */
+	char *file;             /* the file read (1-3 above), when usable */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	bool usable;            /* the file is readable and matches */
@@ -51,6 +62,10 @@ typedef struct dso_table dso_table;
 
 dso_table *dso_table_new(void);
 void dso_table_free(dso_table *t);
+
+/* Whether files missing here are asked of debuginfod servers (3 above):
+ * off in a new table. */
+void dso_table_use_debuginfod(dso_table *t, bool on);
 
 /* The dso for PATH with build-ID ID (LEN 0: unknown, take the file's).
  * Never NULL but on allocation failure; a file that cannot be opened gives

@@ -396,7 +396,7 @@ const ehelf_space *proc_space(proc *pr)
 			continue;
 		ehelf_module_desc d = {
 			.start = m->start, .end = m->end, .bias = m->bias,
-			.path = m->d->path,
+			.path = m->d->file,
 			.build_id = m->d->build_id_len ? m->d->build_id : NULL,
 			.build_id_len = m->d->build_id_len,
 		};

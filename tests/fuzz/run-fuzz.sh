@@ -1,20 +1,24 @@
 #!/bin/sh
 # Build the libFuzzer targets with clang (ASan+UBSan), make their seed
-# corpora from real inputs, and fuzz each for half of SECONDS:
+# corpora from real inputs, and fuzz each for a third of SECONDS:
 #  - fuzz_cfi: the CFI reader, seeded with real .eh_frame/.debug_frame
 #    sections;
 #  - fuzz_perf: what ehelf-perf reads (perf.data files and streams, symbol
 #    names, saved symbol tables, JIT perf maps), seeded with recordings of
-#    perf record (when it works here), names and tables of real ELFs.
+#    perf record (when it works here), names and tables of real ELFs;
+#  - fuzz_eh_elf_check: the eh_elf validator the loader runs on every
+#    eh_elf, seeded with a real eh_elf (zoo.so's, from ehelf-compile:
+#    $EHELF_COMPILE, else build/bin/ehelf-compile).
 # Fails if a fuzzer finds a crash, leak or sanitizer error; the reproducer
 # is left in build/fuzz/.
 # Usage: tests/fuzz/run-fuzz.sh [SECONDS]
 set -eu
 seconds=${1:-60}
-half=$(( (seconds + 1) / 2 ))
+share=$(( (seconds + 2) / 3 )) # each target's time
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/fuzz
-mkdir -p "$out/seeds" "$out/corpus" "$out/perf-seeds" "$out/perf-corpus"
+mkdir -p "$out/seeds" "$out/corpus" "$out/perf-seeds" "$out/perf-corpus" \
+	"$out/eh-seeds" "$out/eh-corpus"
 common="common/err.c common/elf_file.c common/buildid.c"
 src="$common builder/cfi/eh_pe.c
      builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c builder/cfi/cfi_program.c
@@ -32,6 +36,13 @@ clang $flags -fsanitize=fuzzer -o "$out/fuzz_perf" tests/fuzz/fuzz_perf.c $perf_
 # shellcheck disable=SC2086
 clang $flags -o "$out/make-perf-seeds" tests/fuzz/make_perf_seeds.c $perf_src \
 	-ldw -lelf -lzstd -lstdc++
+# shellcheck disable=SC2086
+clang $flags -fsanitize=fuzzer -o "$out/fuzz_eh_elf_check" tests/fuzz/fuzz_eh_elf_check.c \
+	client-lib/eh_elf_check.c
+if [ -z "$(ls "$out/eh-seeds")" ]; then
+	"${EHELF_COMPILE:-$top/build/bin/ehelf-compile}" "$top/build/fixtures/zoo.so" \
+		-o "$out/eh-seeds/zoo.so"
+fi
 if [ -z "$(ls "$out/seeds")" ]; then
 	set -- /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
 		/usr/lib/x86_64-linux-gnu/libgcrypt.so.20 /usr/bin/bash \
@@ -96,7 +107,7 @@ fi
 cd "$out"
 fuzz() { # fuzz NAME MAX-LEN CORPUS SEEDS
 	status=0
-	"./$1" -max_total_time="$half" -max_len="$2" -print_final_stats=1 \
+	"./$1" -max_total_time="$share" -max_len="$2" -print_final_stats=1 \
 		"$3" "$4" >"$1.log" 2>&1 || status=$?
 	grep -E '^(stat::|Done|==[0-9]+==|SUMMARY)' "$1.log" || true
 	if [ "$status" -ne 0 ]; then
@@ -104,7 +115,8 @@ fuzz() { # fuzz NAME MAX-LEN CORPUS SEEDS
 		tail -40 "$1.log" >&2
 		exit 1
 	fi
-	echo "run-fuzz: $1: no crash in ${half}s"
+	echo "run-fuzz: $1: no crash in ${share}s"
 }
 fuzz fuzz_cfi 4096 corpus seeds
 fuzz fuzz_perf 65536 perf-corpus perf-seeds
+fuzz fuzz_eh_elf_check 65536 eh-corpus eh-seeds

@@ -2,7 +2,8 @@
 # Build eh_elfs for every file mapped executable in the given perf.data
 # files (perf script --show-mmap-events), and for this kernel's vDSO, into
 # STORE: what ehelf-perf needs for those recordings, without compiling all
-# of the installed packages.
+# of the installed packages.  With SIGN_KEY set (an Ed25519 PEM private
+# key), every eh_elf is signed with it (ehelf-batch --sign-key).
 # Usage: tests/perf/store-for-recordings.sh BUILD STORE FILE...
 set -eu
 build=${1:?usage: store-for-recordings.sh BUILD STORE FILE...}
@@ -19,4 +20,5 @@ done | sort -u | while read -r path; do
 	cp "$path" "$files/$(echo "$path" | tr / _)"
 done
 "$build/bin/ehelf-compile" --extract-vdso "$files/vdso.so"
-"$build/bin/ehelf-batch" --store "$store" -j 2 "$files" >/dev/null
+"$build/bin/ehelf-batch" --store "$store" -j 2 ${SIGN_KEY:+--sign-key "$SIGN_KEY"} \
+	"$files" >/dev/null

@@ -1,7 +1,7 @@
 /*
  * test_codegen.c - every DWARF expression operation and every register rule
  * compiled into a real eh_elf (hand-built .eh_frame -> ehelf_compile_reader
- * -> file -> ehelf_object_open -> dlopen) and run through both entry
+ * -> file -> ehelf_object_open, checked and mapped) and run through both entry
  * points, compared with the reference semantics of tests/codegen/ir_eval.c;
  * plus the cases with a known answer: division by zero, reads out of
  * bounds, invalid registers, outermost and signal frames, "not covered",

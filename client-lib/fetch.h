@@ -1,0 +1,95 @@
+/*
+ * fetch.h - eh_elfs from HTTP servers into the user's cache, with
+ * libdebuginfod's conventions (DESIGN.md, "Client resolution").
+ *
+ * Configuration (read with secure_getenv, once, by fetch_config_load):
+ *   EHELF_URLS             space-separated server URLs (none: no fetching)
+ *   EHELF_CACHE_PATH       the cache, itself a store (CACHE/.build-id/XX/
+ *                          REST.so and .sig); else $XDG_CACHE_HOME/ehelf,
+ *                          else ~/.cache/ehelf
+ *   EHELF_TIMEOUT          seconds one fetch_ids call may take (default 10)
+ *   EHELF_RETRY_LIMIT      attempts per server on transport errors (2)
+ *   EHELF_MAXSIZE          largest eh_elf accepted, bytes (EH_ELF_MAX_BYTES)
+ *   EHELF_PROGRESS         progress lines on stderr
+ *   EHELF_VERBOSE          each request and decision on stderr
+ *   EHELF_TRUSTED_KEYS     colon-separated directories of *.pem public keys
+ *                          (default /etc/ehelf/trusted-keys)
+ *   EHELF_ALLOW_UNSIGNED=1 accept eh_elfs without a valid signature
+ *                          (development only; warns)
+ * and, in the cache as libdebuginfod keeps them, the files cache_miss_s
+ * (seconds a miss is remembered, default 600), cache_clean_interval_s
+ * (86400) and max_unused_age_s (604800), written with their defaults
+ * when the cache is created (fetch_cache.h: the cache's layout, negative
+ * entries and cleaning).
+ *
+ * EHELF_ALLOW_UNSIGNED=1 is announced by a warning on stderr, once per
+ * process, when a configuration is loaded with it.
+ *
+ * Fetching never happens inside an unwind: callers fetch from a normal
+ * thread (ehelf_space_fetch, libehelf-unwind's background thread,
+ * ehelf-perf before it unwinds, ehelf-find).
+ */
+#ifndef EHELF_CLIENT_FETCH_H
+#define EHELF_CLIENT_FETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../common/err.h"
+#include "../common/sign.h"
+
+typedef struct fetch_config {
+	char **urls;               /* NULL-terminated; urls[0] NULL: none */
+	char cache[4096];          /* the cache store's root */
+	double timeout;            /* seconds */
+	int retry_limit;
+	size_t maxsize;
+	bool progress, verbose, allow_unsigned;
+	sign_keyring *keys;        /* the trusted keys */
+	double cache_miss_s, clean_interval_s, max_unused_age_s;
+} fetch_config;
+
+/* Read the configuration from the environment.  Returns 0, or a negative
+ * ERR_* (a trusted-key file that is not a key) with the message. */
+int fetch_config_load(fetch_config *c, ehelf_err *err);
+void fetch_config_free(fetch_config *c);
+
+/* Outcome of one build-ID. */
+typedef enum fetch_status {
+	FETCH_CACHED = 0,      /* in the cache already, or fetched into it */
+	FETCH_NOT_FOUND = 1,   /* no server has it (now, or remembered) */
+	FETCH_REFUSED = 2,     /* a server sent one that failed the trust
+				* checks (bad signature, unknown key, not an
+				* eh_elf, another build-ID): not kept */
+	FETCH_FAILED = 3,      /* transport errors, timeout */
+} fetch_status;
+
+/* Fetch the eh_elfs of the N build-IDs HEX into the cache, all servers
+ * asked in parallel with libcurl's multi interface, the first good
+ * answer winning.  An eh_elf already in the cache is not asked for (nor
+ * checked: opening it does that, resolve.h), nor is one with a negative
+ * entry younger than cache_miss_s.  A download is checked with
+ * trust_check_bytes (TRUST_SIGNED; the signature from the
+ * X-EHELF-SIGNATURE header, else GET .../eh_elf.sig) before anything is
+ * written; its signature then the eh_elf are written to a temporary name
+ * and renamed, mode 0400.  A build-ID no server has, or whose downloads
+ * were all refused, gets a negative entry; transport errors and timeouts
+ * do not.  The whole call takes at most c->timeout seconds (a server
+ * that accepts and never answers costs that); transport errors are
+ * retried up to c->retry_limit attempts per server within it.
+ * STATUS[i] and, when not NULL, WHY[i] (a line each, 256 bytes) receive
+ * each outcome.  Thread-safe (calls share nothing but the cache).
+ * Returns the number fetched or found cached, or a negative ERR_* when
+ * nothing could be tried (an invalid build-ID, a cache that cannot be
+ * created). */
+int fetch_ids(const fetch_config *c, const char *const *hex, size_t n,
+	      fetch_status *status, char (*why)[256], ehelf_err *err);
+
+/* "cached", "not found", "refused", "failed". */
+const char *fetch_status_str(fetch_status s);
+
+/* The cache path of HEX's eh_elf into OUT.  Returns 0 or -1. */
+int fetch_cache_path(const fetch_config *c, const char *hex, char *out,
+		     size_t n);
+
+#endif

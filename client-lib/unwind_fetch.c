@@ -1,0 +1,83 @@
+/*
+ * unwind_fetch.c - libehelf-unwind's background fetch: a libunwind
+ * program gains eh_elfs from the servers of $EHELF_URLS without a code
+ * change, and without a fetch inside an unwind (which may be in a signal
+ * handler).
+ *
+ * When $EHELF_URLS names a server, the library's constructor (run when
+ * the library is loaded, before main or inside dlopen: never in a signal
+ * handler) starts one detached thread, "ehelf-fetch", with every signal
+ * blocked (a profiler's SIGPROF goes to the program's threads).  The
+ * thread lists the modules loaded then (a space of its own),
+ * ehelf_space_fetch()es what they lack, and, if any arrived, makes the
+ * process-wide space pick them up (process_space_pickup: it is rebuilt,
+ * with the existing mechanism of ehelf_backtrace_init).  Until then those
+ * modules are unwound by the DWARF fallback.  Libraries loaded later are
+ * not fetched for.  EHELF_VERBOSE tells what it did on stderr.
+ *
+ * The thread checks signatures with libcrypto while the program may be
+ * exiting: OpenSSL's exit handler, which would free what the thread is
+ * using, is not registered (OPENSSL_INIT_NO_ATEXIT; the memory is the
+ * process's to drop at exit anyway).
+ */
+#define _GNU_SOURCE
+#include <openssl/crypto.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "include/ehelf.h"
+#include "space.h"
+
+static void *fetch_thread(void *arg)
+{
+	/* named before the constructor returns: visible from the start */
+	pthread_setname_np(pthread_self(), "ehelf-fetch");
+	sem_post(arg);
+	ehelf_space *s = ehelf_space_new();
+	if (!s)
+		return NULL;
+	ehelf_space_load_self(s);
+	int n = ehelf_space_fetch(s, 0);
+	if (n > 0)
+		process_space_pickup();
+	const char *v = secure_getenv("EHELF_VERBOSE");
+	if (v && *v && strcmp(v, "0") != 0) {
+		int with, mods = ehelf_space_modules(s, &with);
+		if (n < 0)
+			fprintf(stderr, "libehelf-unwind: fetching: %s\n",
+				ehelf_last_error());
+		else
+			fprintf(stderr, "libehelf-unwind: %d eh_elf%s fetched in "
+				"the background; %d of %d modules have one\n", n,
+				n == 1 ? "" : "s", with, mods);
+	}
+	ehelf_space_free(s);
+	return NULL;
+}
+
+__attribute__((constructor)) static void fetch_start(void)
+{
+	const char *urls = secure_getenv("EHELF_URLS");
+	if (!urls || !urls[strspn(urls, " \t\n")])
+		return;
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
+	pthread_attr_t attr;
+	pthread_t t;
+	sem_t named;
+	sem_init(&named, 0, 0);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, fetch_thread, &named) == 0)
+		while (sem_wait(&named) != 0)
+			;
+	pthread_attr_destroy(&attr);
+	sem_destroy(&named);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}

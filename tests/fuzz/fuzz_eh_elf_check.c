@@ -1,0 +1,40 @@
+/*
+ * fuzz_eh_elf_check.c - libFuzzer target for the eh_elf validator
+ * (client-lib/eh_elf_check.h): the input is a file image, given to
+ * eh_elf_check in an allocation of exactly its size (so that ASan sees any
+ * read past it).  When the check accepts, what it promises the loader
+ * must hold: every entry point and ehelf_info inside the R+X segment,
+ * itself inside the input, and a one-line reason otherwise.
+ *
+ * Seeded by tests/fuzz/run-fuzz.sh with a real eh_elf (zoo.so's).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../client-lib/eh_elf_check.h"
+#include "../../client-lib/include/ehelf_abi.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *img = malloc(size ? size : 1);
+	if (!img)
+		return 0;
+	memcpy(img, data, size);
+	eh_elf_layout l;
+	char why[256];
+	why[0] = 0;
+	if (eh_elf_check(img, size, &l, why, sizeof why) == 0) {
+		if (l.rx_size > size || l.off_local >= l.rx_size ||
+		    l.off_remote >= l.rx_size || l.off_describe >= l.rx_size ||
+		    l.rx_size < sizeof(struct ehelf_info) ||
+		    l.off_info > l.rx_size - sizeof(struct ehelf_info) ||
+		    l.abi_version != EHELF_ABI_VERSION || l.build_id_len > 64)
+			__builtin_trap();
+	} else if (!why[0] || strchr(why, '\n')) {
+		__builtin_trap(); /* a refusal always says why, in one line */
+	}
+	free(img);
+	return 0;
+}
