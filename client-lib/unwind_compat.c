@@ -36,7 +36,7 @@ typedef struct compat_cursor {
 	bool crossed;    /* unw_step has gone through a signal frame: this is
 			  * probably a signal handler, where libraries loaded
 			  * since the space was built are not looked for (a
-			  * rebuild allocates and dlopens) */
+			  * rebuild allocates, reads and maps eh_elfs) */
 	ehelf_regs regs;
 } compat_cursor;
 
@@ -319,7 +319,7 @@ COMPAT int unw_backtrace(void **buf, int size)
 	 * Python extension module, say), which libunwind, looking modules
 	 * up with dl_iterate_phdr, would find: look again, as unw_step does;
 	 * not past a signal frame, where this is probably a signal handler
-	 * (a rebuild allocates and dlopens) */
+	 * (a rebuild allocates, reads and maps eh_elfs) */
 	if (n > 0 && walk.stop == EHELF_E_NOT_COVERED && !walk.signal_seen &&
 	    in_no_module((uint64_t)(uintptr_t)buf[n - 1]) && process_space_refresh())
 		n = backtrace_with(buf, size, 0, NULL);
@@ -334,10 +334,11 @@ COMPAT void _Ux86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
 	(void)hi;
 	/* libraries may have come or gone: rebuild the space, if there is
 	 * one yet (before the first unwind there is nothing to flush; a
-	 * build there would dlopen eh_elfs inside whatever the caller holds,
-	 * as heaptrack's setup did, through libunwind's own
-	 * unw_set_cache_size before ours was exported).  A rebuild here, in
-	 * the caller's context, allocates and dlopens new eh_elfs. */
+	 * build there would load eh_elfs inside whatever the caller holds,
+	 * as heaptrack's setup did when eh_elfs were dlopened, through
+	 * libunwind's own unw_set_cache_size before ours was exported).  A
+	 * rebuild here, in the caller's context, allocates, reads and maps
+	 * new eh_elfs (no dlopen: trust.h). */
 	if (process_space_built())
 		ehelf_backtrace_init();
 }
