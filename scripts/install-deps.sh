@@ -18,6 +18,7 @@ PACKAGES="
   libcurl4-openssl-dev
   libnginx-mod-http-perl
   debhelper lintian apt-utils gnupg help2man mmdebstrap
+  libc6-dbg procps systemd
 "
 
 missing=""

@@ -15,4 +15,8 @@ for t in "$build"/tests/test_*; do
 	fi
 done
 echo "unit tests ($build): $pass passed, $fail failed"
+if [ $((pass + fail)) -eq 0 ]; then
+	echo "no unit test in $build/tests (test_*): none ran" >&2
+	exit 1
+fi
 [ "$fail" -eq 0 ]

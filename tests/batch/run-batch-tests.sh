@@ -109,6 +109,7 @@ echo "== first run"
 	bad "built: $(cat "$T/j1")"
 "$check" --complete "$T/s1" && ok "store and database consistent" || bad "store-check"
 # ELFs per package, against dpkg-deb's own unpacking
+f0=$fails
 for d in "$T"/repo/debian/*.deb; do
 	rm -rf "$T/x" && mkdir "$T/x" && dpkg-deb -x "$d" "$T/x"
 	want=$(find "$T/x" -type f -exec sh -c 'head -c 4 "$1" | grep -q "^.ELF" && echo' _ {} \; | wc -l)
@@ -120,7 +121,7 @@ for d in "$T"/repo/debian/*.deb; do
 	                 WHERE source = '$d'")
 	[ "$meta" = "$got" ] || bad "$(basename "$d"): metadata '$got', dpkg-deb says '$meta'"
 done
-ok "ELF counts and metadata of every .deb match dpkg-deb"
+[ "$fails" = "$f0" ] && ok "ELF counts and metadata of every .deb match dpkg-deb"
 rpm=$(ls "$T"/repo/other/*.rpm)
 want=$(rpm -qp --qf '%{NAME}|%{VERSION}-%{RELEASE}|%{ARCH}' "$rpm" 2>/dev/null)
 got=$(q "$T/s1" "SELECT name || '|' || version || '|' || architecture FROM packages
@@ -176,7 +177,7 @@ size=$(stat -c %s "$T/s1/.build-id/$(echo "$libc" | cut -c1-2)/$(echo "$libc" | 
 	grep -q '"current": true, "signed_by": null, "packages": 1, "package": "libc6", "path": "/.*/libc.so.6"' "$T/lk" &&
 	ok "lookup (read-only): libc.so.6's size, sha256, versions, its package" ||
 	bad "lookup: $(cat "$T/lk")"
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+if [ "$(id -u)" = 0 ]; then
 	# a reader that cannot create the WAL database's -shm file
 	mkdir "$T/ro" && cp "$T/s1/ehelf.sqlite" "$T/ro/" && chmod 711 "$T"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -185,7 +186,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		ok "lookup by a user who cannot write the store: the same, nothing created" ||
 		bad "lookup as nobody: $(cat "$T/lkro")"
 else
-	echo "  skipped: lookup by a user who cannot write the store (needs root)"
+	bad "lookup by a user who cannot write the store: runs it as nobody, so needs root (make check runs as root)"
 fi
 status=0
 "$batch" lookup --store "$T/s1" 0123 2>"$T/el" || status=$?
@@ -318,6 +319,7 @@ for m in msig merged; do # a new store, and the unsigned merge of the same shard
 done
 
 echo "== kill -9 mid-run"
+f0=$fails
 for delay in 0.2 0.5 1.0 1.6; do
 	rm -rf "$T/k"
 	"$batch" --store "$T/k" -j 1 --sign-key "$T/key.pem" "$T/repo" "$T/tree" 2>/dev/null &
@@ -333,7 +335,8 @@ for delay in 0.2 0.5 1.0 1.6; do
 	cmp -s "$T/dk" "$T/d1" || { bad "killed at ${delay}s and rerun: rows differ"
 		diff "$T/d1" "$T/dk" | head -4; }
 done
-ok "signed runs killed at 0.2, 0.5, 1.0 and 1.6 s, then rerun: same rows and signatures as one run, nothing dangling"
+[ "$fails" = "$f0" ] &&
+	ok "signed runs killed at 0.2, 0.5, 1.0 and 1.6 s, then rerun: same rows and signatures as one run, nothing dangling"
 
 echo "== a source given twice"
 z=$(find "$T/repo" -name 'zlib1g_*' | head -n 1)
@@ -400,6 +403,7 @@ fsig="$T/f/.build-id/$(echo "$fhex" | cut -c1-2)/$(echo "$fhex" | cut -c3-).so.s
 	bad "re-signing: $(cat "$T/jk2") $(cat "$T/jk1")"
 openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048 -out "$T/rsa.pem" 2>/dev/null
 echo "not a key" >"$T/garbage.pem"
+f0=$fails
 for k in "missing.pem:cannot read the key" "garbage.pem:not a PEM private key" \
          "key.pub.pem:a public key; signing needs the private key" \
          "rsa.pem:RSA key, not Ed25519"; do
@@ -408,6 +412,7 @@ for k in "missing.pem:cannot read the key" "garbage.pem:not a PEM private key" \
 	[ "$status" = 2 ] && grep -q "${k#*:}" "$T/ek" && [ ! -e "$T/nokey" ] ||
 		bad "--sign-key ${k%%:*}: status $status, '$(cat "$T/ek")'"
 done
-ok "--sign-key: a missing file, not a key, a public key, an RSA key: status 2 before any work"
+[ "$fails" = "$f0" ] &&
+	ok "--sign-key: a missing file, not a key, a public key, an RSA key: status 2 before any work"
 
 [ "$fails" = 0 ] && echo "batch tests: PASS" || { echo "batch tests: $fails FAILED"; exit 1; }

@@ -326,8 +326,10 @@ int main(int argc, char **argv)
 	       sum.dw_mismatch, sum.dw_lax);
 	printf("  errors:  %" PRIu64 "%s\n", sum.errors,
 	       failed_children ? " (and a worker crashed)" : "");
+	if (!sum.files)
+		printf("  no ELF file read: nothing compared\n");
 	bool ok = !sum.re_mismatch && !sum.dw_mismatch && !sum.errors &&
-		  !failed_children && sum.re_fdes == sum.fdes;
+		  !failed_children && sum.re_fdes == sum.fdes && sum.files > 0;
 	if (sum.re_fdes != sum.fdes)
 		printf("  FDE counts differ: reader %" PRIu64 ", readelf %"
 		       PRIu64 "\n", sum.fdes, sum.re_fdes);

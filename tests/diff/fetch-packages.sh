@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Download the .deb files named in a package list with `apt-get download`
 # into a cache, unpack each once, and print the paths of their regular
 # files (ELF or not: cfi-diff skips what is not an x86_64 ELF).
@@ -6,7 +6,9 @@
 # Usage: fetch-packages.sh [--debs] LIST
 #   --debs: print the paths of the .deb files instead of their contents
 # Cache: $EHELF_TEST_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/ehelf-tests)
-set -eu
+# bash for pipefail (dash has none): a package missing or not unpacked in
+# the loop piped into sort fails the script, not only the loop
+set -euo pipefail
 debs_only=0
 if [ "${1:-}" = --debs ]; then
 	debs_only=1

@@ -18,8 +18,8 @@
 #   - the build-ID of every file `perf buildid-list` names.
 # Prints one line per recording with its counts and timings; exits 1 on any
 # mismatch (the differences are kept under $TMPDIR), 0 when all agree.
-# Offline, a few seconds in all; needs root or perf_event_paranoid <= 1 for
-# the system-wide recording (skipped otherwise).
+# Offline, a few seconds in all; needs root or perf_event_paranoid <= 0 for
+# the system-wide recording (a failure otherwise: make check runs as root).
 set -u
 build=${1:?usage: run-perf-data-tests.sh BUILD}
 dump=$build/tests/perf/perf_data_dump
@@ -130,7 +130,14 @@ check() {
 	perf buildid-list -i "$f" 2>/dev/null |
 		sed -E 's/^ +/- /' > "$f.perf.bids"
 	nb=$(wc -l < "$f.perf.bids")
-	if [ "$nb" -gt 0 ]; then
+	# every recording maps files with build-IDs; perf 6.1 cannot read
+	# them from a compressed stream (as its report cannot, above)
+	if [ "$nb" -eq 0 ]; then
+		case $name in
+		*-z-pipe) ;;
+		*) mismatch "$name" "perf buildid-list lists no build-ID: nothing to compare" ;;
+		esac
+	else
 		# the recorded build-IDs, else (perf record --buildid-mmap)
 		# those of the file's MMAP2 records
 		cut -d' ' -f2- "$f.perf.bids" | tr '\n' '\0' |
@@ -238,7 +245,8 @@ if [ "$(id -u)" -eq 0 ] || [ "$paranoid" -le 0 ]; then
 	record system-wide-pipe pipe -a -e cpu-clock $dw -- \
 		sh -c "$quiet" python3 -c "$py"
 else
-	echo "skipped system-wide recordings: not root and perf_event_paranoid=$paranoid"
+	echo "FAIL system-wide recordings: need root or perf_event_paranoid <= 0 (it is $paranoid)" >&2
+	fail=$((fail + 1))
 fi
 
 echo "perf.data reader against perf: $pass recordings agree, $fail differ"

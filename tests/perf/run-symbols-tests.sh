@@ -257,7 +257,8 @@ done
 dsos=$(cat ./*.ids | awk '$2 ~ /^\// { print $2 }' | sort -u)
 for dso in $dsos /usr/lib/x86_64-linux-gnu/libc.so.6 \
 	   /usr/lib/gcc/x86_64-linux-gnu/12/cc1plus "$work/libnames.so"; do
-	[ -f "$dso" ] || continue
+	[ -f "$dso" ] ||
+		{ echo "$dso: not found (recorded, or named here)" >&2; status=1; continue; }
 	perf_ probe -F --filter '*' -x "$dso" > probe.txt 2>/dev/null ||
 		{ echo "perf probe -F $dso failed" >&2; status=1; continue; }
 	"$check" names "$dso" probe.txt || status=1

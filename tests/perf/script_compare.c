@@ -35,12 +35,15 @@
  * early too are counted apart.
  * Prints the counts, the share of identical user stacks, and the first
  * unexplained examples of each class (-v: 20, --examples N: N).  Exit 0,
- * or 1 when the headers differ (not the same samples), the identical
- * share is below --min PERCENT (default 0: just report), or, with
- * --oracle and --explained, a differing sample is in none of those
- * classes.
+ * or 1 when there are fewer samples than --min-samples N (default 1: no
+ * samples is a failure, never a pass), the headers differ (not the same
+ * samples), the identical share is below --min PERCENT (without --min:
+ * just reported), or, with --oracle and --explained, a differing sample
+ * is in none of those classes.  A --min that is not above 0, or a
+ * --min-samples below 1, is a usage error (exit 2): a minimum of zero
+ * would pass on no samples at all.
  *
- * Usage: script_compare [-v] [--examples N] [--min PERCENT]
+ * Usage: script_compare [-v] [--examples N] [--min PERCENT] [--min-samples N]
  *                       [--oracle FILE [--explained]] PERF EHELF
  */
 #define _GNU_SOURCE
@@ -166,14 +169,33 @@ static int load_oracle(const char *path, int **agree, size_t *n)
 int main(int argc, char **argv)
 {
 	int verbose = 0, argi = 1, examples = -1;
-	double min = 0;
+	double min = 0; /* 0: not asked */
+	long min_samples = 1;
+	char *end;
 	const char *oracle = NULL;
 	bool explained = false;
 	while (argi < argc && argv[argi][0] == '-') {
 		if (!strcmp(argv[argi], "-v"))
 			verbose++, argi++;
-		else if (!strcmp(argv[argi], "--min") && argi + 1 < argc)
-			min = atof(argv[argi + 1]), argi += 2;
+		else if (!strcmp(argv[argi], "--min") && argi + 1 < argc) {
+			min = strtod(argv[argi + 1], &end);
+			if (end == argv[argi + 1] || *end || !(min > 0 && min <= 100)) {
+				fprintf(stderr, "script_compare: --min %s: a share of "
+					"identical stacks above 0 and at most 100 "
+					"(leave --min out to only report it)\n",
+					argv[argi + 1]);
+				return 2;
+			}
+			argi += 2;
+		} else if (!strcmp(argv[argi], "--min-samples") && argi + 1 < argc) {
+			min_samples = strtol(argv[argi + 1], &end, 10);
+			if (end == argv[argi + 1] || *end || min_samples < 1) {
+				fprintf(stderr, "script_compare: --min-samples %s: a "
+					"count of at least 1\n", argv[argi + 1]);
+				return 2;
+			}
+			argi += 2;
+		}
 		else if (!strcmp(argv[argi], "--oracle") && argi + 1 < argc)
 			oracle = argv[argi + 1], argi += 2;
 		else if (!strcmp(argv[argi], "--explained"))
@@ -185,7 +207,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - argi != 2) {
 		fprintf(stderr, "usage: script_compare [-v] [--examples N] "
-			"[--min PERCENT] [--oracle FILE [--explained]] PERF EHELF\n");
+			"[--min PERCENT] [--min-samples N] [--oracle FILE "
+			"[--explained]] PERF EHELF\n");
 		return 2;
 	}
 	file pf = { 0 }, ef = { 0 };
@@ -279,6 +302,11 @@ int main(int argc, char **argv)
 		       perf_only, by_bound, guess, libunwind, libdw,
 		       differing - perf_only - guess - libunwind - libdw);
 	printf("\n");
+	if (pf.n < (size_t)min_samples) {
+		printf("script_compare: %zu samples, fewer than the %ld asked "
+		       "(--min-samples)\n", pf.n, min_samples);
+		return 1;
+	}
 	return header_diff || share < min ||
 	       (agree && explained &&
 		differing != perf_only + guess + libunwind + libdw)

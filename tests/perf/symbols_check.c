@@ -419,12 +419,14 @@ static int names(const char *path, const char *probe)
 	}
 	printf("%s: %zu names here, %zu from perf probe, %zu only here, "
 	       "%zu only perf\n", path, n, m, only_ours, only_perf);
+	if (n == 0)
+		printf("%s: no names: nothing compared\n", path);
 	for (j = 0; j < m; j++)
 		free(theirs[j]);
 	free(theirs);
 	free(ours);
 	symtab_free(s);
-	return only_ours || only_perf ? 1 : 0;
+	return only_ours || only_perf || n == 0 ? 1 : 0;
 }
 
 static int dump(const char *path)

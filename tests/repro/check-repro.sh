@@ -9,6 +9,10 @@ build=${1:?usage: check-repro.sh BUILD [FILE...]}
 shift
 [ $# -gt 0 ] || set -- /lib/x86_64-linux-gnu/libc.so.6 /usr/bin/true \
 	"$build/fixtures/zoo.so" "$build/fixtures/zoo-debugframe.debug"
+# the sanitizer build's ehelf-compile, the other build flavour compared
+san=build/san/bin/ehelf-compile
+make --no-print-directory -s SANITIZE=1 "$san" >/dev/null ||
+	{ echo "check-repro: cannot build $san" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/a" "$tmp/b/deeper"
@@ -25,12 +29,10 @@ for f in "$@"; do
 		echo "check-repro: $f: output depends on the environment" >&2
 		exit 1
 	}
-	if [ -x build/san/bin/ehelf-compile ]; then
-		build/san/bin/ehelf-compile "$f" -o "$tmp/three.so"
-		cmp "$tmp/a/one.so" "$tmp/three.so" || {
-			echo "check-repro: $f: the sanitizer build's output differs" >&2
-			exit 1
-		}
-	fi
+	"$san" "$f" -o "$tmp/three.so"
+	cmp "$tmp/a/one.so" "$tmp/three.so" || {
+		echo "check-repro: $f: the sanitizer build's output differs" >&2
+		exit 1
+	}
 done
 echo "check-repro: $n inputs, identical eh_elfs across paths, TZ, umask, malloc contents and builds"

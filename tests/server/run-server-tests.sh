@@ -188,6 +188,7 @@ check "an unknown build-ID's signature: 404" [ "$(code "/buildid/$unknown/eh_elf
 check "another artifact (executable): 404" [ "$(code "/buildid/$id/executable")" = 404 ]
 check "an unknown path: 404" [ "$(code /nothing/here)" = 404 ]
 long=$(printf '%0130d' 0)
+f0=$fails
 for p in "/buildid/abc/eh_elf" "/buildid/a/eh_elf" "/buildid/$long/eh_elf" \
 	 "/buildid/$(echo "$id" | tr a-f A-F)/eh_elf" "/buildid/../eh_elf" \
 	 "/buildid/../../../../etc/passwd" "/buildid/%2e%2e/eh_elf" \
@@ -197,13 +198,15 @@ for p in "/buildid/abc/eh_elf" "/buildid/a/eh_elf" "/buildid/$long/eh_elf" \
 	c=$(code "$p")
 	[ "$c" = 400 ] || bad "$p: $c, not 400"
 done
-ok "13 malformed build-IDs (odd, 1 and 130 digits, uppercase, .., percent-encoded /, .. and NUL, not hex, empty, encoded space): 400"
+[ "$fails" = "$f0" ] &&
+	ok "13 malformed build-IDs (odd, 1 and 130 digits, uppercase, .., percent-encoded /, .. and NUL, not hex, empty, encoded space): 400"
+f0=$fails
 for m in POST PUT DELETE OPTIONS PATCH; do
 	curl -s -X "$m" -D "$T/h" -o /dev/null -d x "$(url "/buildid/$id/eh_elf")"
 	[ "$(head -n 1 "$T/h" | cut -d' ' -f2)" = 405 ] &&
 		[ "$(header "$T/h" Allow)" = "GET, HEAD" ] || bad "$m: not 405 with Allow"
 done
-ok "POST, PUT, DELETE, OPTIONS, PATCH: 405 with Allow: GET, HEAD"
+[ "$fails" = "$f0" ] && ok "POST, PUT, DELETE, OPTIONS, PATCH: 405 with Allow: GET, HEAD"
 big=$(head -c 40000 /dev/zero | tr '\0' a)
 check "a 40 KB header: 431" [ "$(code / -H "X-Big: $big")" = 431 ]
 # symlinks planted in the store, to a file and to a directory outside it
@@ -419,11 +422,12 @@ check "an executable without unwind tables: built from its debuginfo's .debug_fr
 check "... the debuginfo fetched from upstream" \
 	[ "$(metric 'ehelf_server_upstream_fetches_total{artifact="debuginfo",outcome="ok"}')" = 1 ]
 curl -s -D "$T/h" -o "$T/body" "$(url "/buildid/$ncid/eh_elf")"
-check "an executable without unwind tables or debuginfo: 404, saying so" \
-	[ "$(head -n 1 "$T/h" | cut -d' ' -f2)" = 404 ] && grep -q "no unwind tables" "$T/body"
+check "an executable without unwind tables or debuginfo: 404, saying so" sh -c \
+	"[ \"\$(head -n 1 '$T/h' | cut -d' ' -f2)\" = 404 ] && grep -q 'no unwind tables' '$T/body'"
 tc=$(code "/buildid/$truncid/eh_elf")
-check "a truncated ELF upstream: an error response ($tc), with the reason" \
-	[ "$tc" = 502 ] && curl -s "$(url "/buildid/$truncid/eh_elf")" | grep -q "could not be compiled"
+curl -s -o "$T/body" "$(url "/buildid/$truncid/eh_elf")"
+check "a truncated ELF upstream: an error response ($tc), with the reason" sh -c \
+	"[ '$tc' = 502 ] && grep -q 'could not be compiled' '$T/body'"
 check "... and the server is still up" [ "$(code /)" = 200 -a "$(code "/buildid/$xid/eh_elf")" = 200 ]
 check "... and nothing of it in the store" [ ! -e "$(store_file "$T/od" "$truncid")" ]
 check "the status page names the upstream and counts the eh_elfs" \

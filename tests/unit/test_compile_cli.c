@@ -140,11 +140,7 @@ static void check_json(const char *build_id, const char *signer)
 
 int main(void)
 {
-	build = getenv("EHELF_BUILD");
-	if (!build) {
-		fprintf(stderr, "test_compile_cli: EHELF_BUILD unset: skipped\n");
-		UNIT_DONE("test_compile_cli");
-	}
+	build = unit_build_dir("test_compile_cli");
 	CHECK(mkdtemp(dir) != NULL);
 	char cc[600], zoo[600], dfso[600], dfdebug[600], v[200];
 	snprintf(cc, sizeof cc, "'%s/bin/ehelf-compile'", build);

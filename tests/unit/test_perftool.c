@@ -465,12 +465,7 @@ static void test_buildid_cache_dir(void)
 
 static void test_idle_objects(void)
 {
-	const char *build = getenv("EHELF_BUILD");
-	if (!build) {
-		fprintf(stderr, "test_perftool: EHELF_BUILD unset, eh_elf "
-			"cache not tested\n");
-		return;
-	}
+	const char *build = unit_build_dir("test_perftool");
 	char store[] = "/tmp/test_perftool_store.XXXXXX";
 	CHECK(mkdtemp(store) != NULL);
 	dso_table *t = dso_table_new();

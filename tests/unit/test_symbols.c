@@ -233,9 +233,12 @@ static void check_sized_functions(const symtab *t, const struct ref *r,
 static void test_libc(void)
 {
 	char dbg[512];
-	if (!libc_debug_path(dbg, sizeof dbg)) {
-		fprintf(stderr, "test_symbols: no libc debug file (libc6-dbg), "
-			"libc checks skipped\n");
+	bool have_dbg = libc_debug_path(dbg, sizeof dbg) != NULL;
+	CHECK(have_dbg);
+	if (!have_dbg) {
+		fprintf(stderr, "test_symbols: no debug file of libc under "
+			"/usr/lib/debug/.build-id: install libc6-dbg "
+			"(scripts/install-deps.sh)\n");
 		return;
 	}
 	ehelf_err err = { 0 };

@@ -539,11 +539,7 @@ static void attack(const char *build)
 
 int main(void)
 {
-	const char *build = getenv("EHELF_BUILD");
-	if (!build) {
-		fprintf(stderr, "test_trust: EHELF_BUILD unset: skipped\n");
-		UNIT_DONE("test_trust");
-	}
+	const char *build = unit_build_dir("test_trust");
 	CHECK(mkdtemp(dir) != NULL);
 	char zoo[600];
 	snprintf(zoo, sizeof zoo, "%s/fixtures/zoo.so", build);

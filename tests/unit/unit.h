@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int unit_failures;
@@ -50,11 +51,27 @@ static int unit_checks;
 /* True when NEEDLE occurs in HAY; for checking error messages. */
 #define CHECK_CONTAINS(hay, needle) CHECK(strstr((hay), (needle)) != NULL)
 
+/* A test that made no check has not run: it fails. */
 #define UNIT_DONE(name)                                                      \
 	do {                                                                 \
-		fprintf(stderr, "%s: %d checks, %d failed\n", name,           \
-			unit_checks, unit_failures);                         \
-		return unit_failures ? 1 : 0;                                \
+		fprintf(stderr, "%s: %d checks, %d failed%s\n", name,         \
+			unit_checks, unit_failures,                          \
+			unit_checks ? "" : ": no check made");               \
+		return unit_failures || !unit_checks ? 1 : 0;                \
 	} while (0)
+
+/* $EHELF_BUILD, the build directory (its programs and fixtures) that
+ * scripts/run-unit-tests.sh gives every test; a test that needs it fails
+ * without it, it is never skipped. */
+static inline const char *unit_build_dir(const char *name)
+{
+	const char *build = getenv("EHELF_BUILD");
+	if (!build || !build[0]) {
+		fprintf(stderr, "%s: EHELF_BUILD unset: run it through "
+			"scripts/run-unit-tests.sh BUILD (make unit)\n", name);
+		exit(1);
+	}
+	return build;
+}
 
 #endif
