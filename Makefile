@@ -2,7 +2,7 @@
 #
 #   make               build programs into build/bin, libraries into build/lib
 #   make run           the main job: eh_elfs of this machine's packages into
-#                      build/store; make serve serves them over HTTP
+#                      build/store, -ehelf packages and apt repository: build/repo
 #   make check         install test dependencies, build with -Werror, run unit
 #                      tests (also under ASan+UBSan) and the differential
 #                      tests (ehelf-batch, ehelf-server against curl, openssl
@@ -431,6 +431,7 @@ check: deps
 	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory perf-test
 	@$(MAKE) --no-print-directory fetch-test
+	@$(MAKE) --no-print-directory pkg-test pkg-install-test
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-san
 	@echo "make check: all passed"
@@ -445,6 +446,7 @@ check-full: deps
 	@$(MAKE) --no-print-directory perf-test
 	@$(MAKE) --no-print-directory corpus-full
 	@$(MAKE) --no-print-directory fetch-test
+	@$(MAKE) --no-print-directory pkg-test pkg-install-test
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory nginx-test
 	@$(MAKE) --no-print-directory fuzz
@@ -468,9 +470,44 @@ bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND) $(BENCH_PERF) \
 	@bench/run-bench.sh $(B)
 
 # The main job: the eh_elfs of every package installed on this machine (or
-# of SOURCES=...) into build/store, with its database build/store/ehelf.sqlite.
+# of SOURCES=...) into build/store, with its database build/store/ehelf.sqlite;
+# then their -ehelf packages and an apt repository in build/repo, signed by a
+# key made once in REPO_GNUPG (outside build/: it outlives make clean, and
+# the machines that trust it keep doing so; docs/packaging.md); ehelf-pkg
+# prints how to serve it and add it to apt.
+REPO_GNUPG ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/ehelf/repo-gnupg
 run: deps all
 	$(B)/bin/ehelf-batch --store $(B)/store $(SOURCES)
+	GNUPGHOME=$(REPO_GNUPG) $(B)/bin/ehelf-pkg --store $(B)/store --out $(B)/repo \
+		--gpg-key $$(packaging/repo-key.sh $(REPO_GNUPG))
+
+# ---- packaging/: -ehelf packages, the apt repository, dh_ehelf ----------
+# (docs/packaging.md)  ehelf-pkg reads the database through the builder's
+# db.c, read-only (which links the batch builder's package readers)
+PKG_SRC := $(wildcard packaging/*.c)
+$(B)/bin/ehelf-pkg: $(PKG_SRC:%.c=$(B)/obj/%.o) $(BATCH_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(BATCH_LIBS)
+all: $(B)/bin/ehelf-pkg
+# its tests: real packages, lintian, apt, a Debian root with the -ehelf
+# packages installed and a program unwinding there with libehelf
+$(B)/obj/tests/packaging/unwind_report.o: ALL_CFLAGS += -Iclient-lib/include
+$(B)/tests/packaging/unwind-report: $(B)/obj/tests/packaging/unwind_report.o $(B)/lib/libehelf.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -rdynamic -o $@ $< -L$(B)/lib -lehelf -ldl
+.PHONY: pkg-test pkg-install-test deb
+pkg-test: all
+	@tests/packaging/run-packaging-tests.sh $(B)
+pkg-install-test: all $(B)/tests/packaging/unwind-report
+	@tests/packaging/run-apt-install-test.sh $(B)
+# the project's own packages, ehelf-compile and dh-ehelf, into build/debs
+deb:
+	@packaging/build-debs.sh build/debs
+# packages and repository for the whole of this machine's store
+.PHONY: bench-pkg
+bench-pkg: all
+	@tests/packaging/bench-pkg.sh $(B)
+bench: bench-pkg
 
 # Serve what `make run` built (read-only), on port 8003.
 serve: all
@@ -482,4 +519,4 @@ clean:
 # keep test objects between runs
 .SECONDARY:
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' -type f 2>/dev/null)
