@@ -121,6 +121,8 @@ $(PERF_LIB): $(PERF_SRC:%.c=$(B)/obj/%.o)
 # library of its own for the tests)
 PERFTOOL_SRC := $(wildcard client-lib/perftool/*.c)
 PERFTOOL_LIB := $(B)/lib/libehelf-perftool.a
+# its users link libdebuginfod too: files missing here (debuginfod_file.c)
+PERF_LIB_DEPS += $(shell pkg-config --libs libdebuginfod 2>/dev/null || echo -ldebuginfod)
 $(PERFTOOL_LIB): $(PERFTOOL_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -148,9 +150,9 @@ DIFF_BIN := $(B)/tests/cfi-diff
 
 
 .PHONY: fixtures all deps check check-full unit unit-san repro batch-test server-test unwind-test perf-test corpus corpus-full \
+        fetch-test \
         corpus-san fuzz bench clean run serve help
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
-        fetch-test \
 
 help:
 	@sed -n '2,16p' Makefile
@@ -176,21 +178,21 @@ $(B)/lib/libehelf.a: $(CLIENT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/lib/libehelf.so: $(CLIENT_OBJ)
-	@mkdir -p $(dir $@)
 # no -lcurl: libcurl is loaded when a fetch needs it (client-lib/curl_api.h),
 # not at the start of every program that preloads libehelf-unwind
 CLIENT_LIB_DEPS := $(LIBS)
+$(B)/lib/libehelf.so: $(CLIENT_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf.so.0 -Wl,-z,defs -o $@ $^ $(CLIENT_LIB_DEPS) \
 		-ldl -lpthread
 	ln -sf libehelf.so $@.0
 
 # libunwind's local API on ehelf (link instead of -lunwind, or LD_PRELOAD)
-$(B)/lib/libehelf-unwind.so: $(B)/obj/client-lib/unwind_compat.o \
-                             $(B)/obj/client-lib/getcontext_unw.o $(CLIENT_OBJ)
 # (with its background fetch when $EHELF_URLS is set: unwind_fetch.c)
-	@mkdir -p $(dir $@)
+$(B)/lib/libehelf-unwind.so: $(B)/obj/client-lib/unwind_compat.o \
                              $(B)/obj/client-lib/unwind_fetch.o \
+                             $(B)/obj/client-lib/getcontext_unw.o $(CLIENT_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf-unwind.so.0 -Wl,-z,defs -o $@ $^ \
 		$(CLIENT_LIB_DEPS) -ldl -lpthread
 	ln -sf libehelf-unwind.so $@.0
@@ -203,13 +205,13 @@ $(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-TESTSUPPORT_SRC := tests/codegen/ir_eval.c tests/common/corpus_run.c
-TESTSUPPORT_LIB := $(B)/lib/libehelf-testsupport.a
 # the resolution chain of libehelf for one build-ID, fetching included
 $(B)/bin/ehelf-find: $(B)/obj/client-lib/ehelf_find.o $(B)/lib/libehelf.a $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
 
+TESTSUPPORT_SRC := tests/codegen/ir_eval.c tests/common/corpus_run.c
+TESTSUPPORT_LIB := $(B)/lib/libehelf-testsupport.a
 $(TESTSUPPORT_LIB): $(TESTSUPPORT_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -324,8 +326,6 @@ $(UNW_DIR)/unw-api-ehelf: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) $(B)/lib/l
 unwind-test: all $(UNW_BINS)
 	@tests/unwind/run-unwind-tests.sh $(B)
 
-# ehelf-perf against perf on real recordings: the perf.data reader, the
-# symbols, then whole `perf script` outputs
 # ---- fetching: ehelf-server to libehelf-unwind and ehelf-find -------------
 # unw_api.c's libunwind program, waiting for the background fetch
 $(B)/tests/fetch/fetch-unw-api: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) \
@@ -341,15 +341,17 @@ fetch-test: all $(B)/tests/fetch/fetch-unw-api $(B)/tests/fetch/space-fetch \
             $(UNW_DIR)/libunwtest-dso.so
 	@tests/fetch/run-fetch-tests.sh $(B)
 
+# ehelf-perf against perf on real recordings: the perf.data reader, the
+# symbols, then whole `perf script` outputs
 PERF_TEST_BINS := $(B)/tests/perf/perf_data_dump $(B)/tests/perf/symbols_check \
                   $(B)/tests/perf/script_compare $(B)/tests/perf/unwind_crosscheck
 perf-test: all $(PERF_TEST_BINS)
 	@tests/perf/run-perf-data-tests.sh $(B)
 	@tests/perf/run-symbols-tests.sh $(B)
 	@tests/perf/run-perf-tests.sh $(B)
+	@tests/perf/run-perf-fetch-tests.sh $(B)
 
 QUIRKS_BIN := $(B)/tests/tool-quirks
-	@tests/perf/run-perf-fetch-tests.sh $(B)
 $(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \
                $(B)/obj/tests/diff/libdw_frames.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
