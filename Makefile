@@ -3,12 +3,13 @@
 #   make               build programs into build/bin, libraries into build/lib
 #   make run           the main job: eh_elfs of this machine's packages into
 #                      build/store, -ehelf packages and apt repository: build/repo
-#   make check         install test dependencies, build with -Werror, run unit
-#                      tests (also under ASan+UBSan) and the differential
-#                      tests (ehelf-batch, ehelf-server against curl, openssl
-#                      and elfutils' debuginfod, fetching from it (libehelf-unwind,
-#                      ehelf-find), unwinding against libunwind and
-#                      libdw, ehelf-perf against perf on recorded workloads,
+#   make check         install test dependencies, check the include graph's
+#                      layering, build with -Werror, run unit tests (also
+#                      under ASan+UBSan) and the differential tests
+#                      (ehelf-batch, ehelf-server against curl, openssl and
+#                      elfutils' debuginfod, fetching from it (libehelf-unwind,
+#                      ehelf-find), unwinding against libunwind and libdw,
+#                      ehelf-perf against perf on recorded workloads,
 #                      and the CFI reader on a deterministic sample of this
 #                      machine's ELFs and of the packages in tests/diff/packages)
 #   make check-full    the same on every ELF, plus a 2-minute libFuzzer run
@@ -41,23 +42,31 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -fPIC \
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIBS := $(PKG_LIBS) $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 
-# ---- the core library: shared code and the CFI reader ----------------------
+# ---- the core libraries: shared code, the CFI reader, the code generator ---
+# libehelf-common.a: common/ (errors, ELF files, build-IDs, ...) and
+# common/dwarf/ (the DWARF CFI decoding builder and client both use: entry
+# framing, pointer encodings, the FDE lookup); libehelf-cfi.a: the CFI reader
+# (builder/cfi/); libehelf-codegen.a: the code generator (builder/codegen/).
+# Each uses only those after it: a program links what it uses, in this order.
 COMMON_SRC := common/err.c common/elf_file.c common/buildid.c common/atomic_file.c \
-              common/u64_map.c common/sign.c
-CFI_SRC := builder/cfi/eh_pe.c builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c \
-           builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
-           builder/cfi/dwarf_op.c builder/cfi/uw_dump.c builder/cfi/fde_lookup.c
+              common/u64_map.c common/sign.c common/dwarf/eh_pe.c \
+              common/dwarf/cfi_entry.c common/dwarf/fde_lookup.c
+CFI_SRC := builder/cfi/unwind_ir.c builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
+           builder/cfi/dwarf_op.c builder/cfi/uw_dump.c
 CODEGEN_SRC := builder/codegen/x86_asm.c builder/codegen/ruleset.c \
-               builder/codegen/lookup_table.c builder/codegen/expr_compile.c \
+               builder/codegen/lookup_table.c builder/codegen/gen_ctx.c \
+               builder/codegen/expr_compile.c \
                builder/codegen/body_gen.c builder/codegen/entry_gen.c \
                builder/codegen/summary.c builder/codegen/eh_elf_writer.c \
                builder/codegen/compile.c
-CORE_SRC := $(COMMON_SRC) $(CFI_SRC) $(CODEGEN_SRC)
-CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
-CORE_LIB := $(B)/lib/libehelf-core.a
+CFI_LIB := $(B)/lib/libehelf-cfi.a
+CODEGEN_LIB := $(B)/lib/libehelf-codegen.a
+# the three (libehelf-common.a's rule is with ehelf-server's), in link order
+CORE_LIB := $(CODEGEN_LIB) $(CFI_LIB) $(B)/lib/libehelf-common.a
 
-BATCH_SRC := builder/batch/store.c builder/batch/package.c builder/batch/package_archive.c \
-             builder/batch/package_tree.c builder/batch/package_jobs.c builder/batch/db.c \
+BATCH_SRC := builder/batch/store.c builder/batch/package.c builder/batch/package_impl.c \
+             builder/batch/package_archive.c builder/batch/package_tree.c \
+             builder/batch/package_jobs.c builder/batch/db.c \
              builder/batch/progress.c builder/batch/batch.c builder/batch/merge.c
 BATCH_LIBS := $(shell pkg-config --libs libarchive sqlite3 libcrypto 2>/dev/null || \
                 echo -larchive -lsqlite3 -lcrypto) -lpthread
@@ -104,22 +113,21 @@ CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
               client-lib/fetch_cache.c client-lib/resolve.c client-lib/space_fetch.c \
               client-lib/curl_api.c
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/client-lib/getcontext.o \
-              $(COMMON_SRC:%.c=$(B)/obj/%.o) $(B)/obj/builder/cfi/fde_lookup.o \
-              $(B)/obj/builder/cfi/cfi_entry.o $(B)/obj/builder/cfi/eh_pe.o
+              $(COMMON_SRC:%.c=$(B)/obj/%.o)
 CLIENT_LIBS := $(B)/lib/libehelf.a $(B)/lib/libehelf.so $(B)/lib/pkgconfig/libehelf.pc \
                $(B)/lib/libehelf-unwind.so
 
-# ---- ehelf-perf: perf.data reading, symbols (client-lib/perf/) -------------
-PERF_SRC := $(wildcard client-lib/perf/*.c)
-PERF_LIB := $(B)/lib/libehelf-perf.a
+# ---- ehelf-perf: the perf.data reader and perf's symbols (client-lib/perfdata/)
+PERF_SRC := $(wildcard client-lib/perfdata/*.c)
+PERF_LIB := $(B)/lib/libehelf-perfdata.a
 # what its users link too: libzstd, for perf record -z (decomp.c)
 PERF_LIB_DEPS := $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 $(PERF_LIB): $(PERF_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
-# the tool itself: client-lib/ehelf_perf.c, and client-lib/perftool/ (in a
+# the tool itself: client-lib/ehelf_perf.c, and client-lib/ehelf_perf/ (in a
 # library of its own for the tests)
-PERFTOOL_SRC := $(wildcard client-lib/perftool/*.c)
+PERFTOOL_SRC := $(wildcard client-lib/ehelf_perf/*.c)
 PERFTOOL_LIB := $(B)/lib/libehelf-perftool.a
 # its users link libdebuginfod too: files missing here (debuginfod_file.c)
 PERF_LIB_DEPS += $(shell pkg-config --libs libdebuginfod 2>/dev/null || echo -ldebuginfod)
@@ -127,18 +135,18 @@ $(PERFTOOL_LIB): $(PERFTOOL_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 $(B)/bin/ehelf-perf: $(B)/obj/client-lib/ehelf_perf.o $(PERFTOOL_LIB) \
-                     $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+                     $(PERF_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
 # the cross-check runs the benchmark's baselines too
 $(B)/tests/perf/unwind_crosscheck: $(B)/obj/tests/perf/unwind_crosscheck.o \
         $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.o \
-        $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+        $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) $(PERF_LIB_DEPS) \
 		-ldl -lpthread
 # test programs of tests/perf/: each NAME.c is one program
-$(B)/tests/perf/%: $(B)/obj/tests/perf/%.o $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+$(B)/tests/perf/%: $(B)/obj/tests/perf/%.o $(PERF_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
 
@@ -155,7 +163,7 @@ DIFF_BIN := $(B)/tests/cfi-diff
 all: $(CORE_LIB) $(CLIENT_LIBS) $(PROGRAMS)
 
 help:
-	@sed -n '2,16p' Makefile
+	@sed -n '2,18p' Makefile
 
 $(B)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
@@ -170,7 +178,9 @@ $(B)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(CORE_LIB): $(CORE_OBJ)
+$(CFI_LIB): $(CFI_SRC:%.c=$(B)/obj/%.o)
+$(CODEGEN_LIB): $(CODEGEN_SRC:%.c=$(B)/obj/%.o)
+$(CFI_LIB) $(CODEGEN_LIB):
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -206,7 +216,7 @@ $(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 # the resolution chain of libehelf for one build-ID, fetching included
-$(B)/bin/ehelf-find: $(B)/obj/client-lib/ehelf_find.o $(B)/lib/libehelf.a $(CORE_LIB)
+$(B)/bin/ehelf-find: $(B)/obj/client-lib/ehelf_find.o $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
 
@@ -232,12 +242,18 @@ $(B)/tests/test_package: $(B)/obj/tests/unit/test_package.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(BATCH_LIBS)
 
+# (the code generator only for the tests of it, and of eh_elfs they compile:
+# tests/unit/eh_elf_image.h; the CFI reader and common/ last, for all)
+UNIT_CODEGEN := $(addprefix $(B)/tests/,test_codegen test_compile_cli test_x86_asm \
+                  test_eh_elf_check test_trust)
+$(UNIT_CODEGEN): $(CODEGEN_LIB)
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(PERFTOOL_LIB) $(PERF_LIB) \
-                    $(B)/lib/libehelf.a $(CORE_LIB)
+                    $(B)/lib/libehelf.a $(CFI_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
+	$(CXX) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter-out %.o $(CFI_LIB) $(COMMON_LIB),$^) \
+		$(CFI_LIB) $(COMMON_LIB) $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
 
-$(DIFF_BIN): $(DIFF_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
+$(DIFF_BIN): $(DIFF_SRC:%.c=$(B)/obj/%.o) $(CFI_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -257,7 +273,7 @@ $(GEN_C): $(B)/obj/bench/gen_c.o $(CORE_LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 STORE_CHECK := $(B)/tests/store-check
-$(STORE_CHECK): $(B)/obj/tests/batch/store_check.o $(B)/lib/libehelf.a $(CORE_LIB)
+$(STORE_CHECK): $(B)/obj/tests/batch/store_check.o $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lsqlite3
 
@@ -276,30 +292,30 @@ $(B)/obj/%.o: %.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -fPIC -Wall -Wextra -Werror $(SANFLAGS) -MMD -MP -c $< -o $@
 $(UNW_DIR)/compare-libunwind: $(B)/obj/tests/unwind/compare_libunwind.o $(UNW_SCEN) $(UNW_DIFF) \
-                              $(B)/lib/libehelf.a $(CORE_LIB)
+                              $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -rdynamic -o $@ $^ -lunwind $(LIBS) -ldl -lpthread
 $(UNW_DIR)/compare-libunwind-ibt: tests/unwind/compare_libunwind.c tests/unwind/scenarios.c \
                                   tests/unwind/scenarios_cxx.cc $(UNW_DIFF) \
-                                  $(B)/lib/libehelf.a $(CORE_LIB)
+                                  $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/compare_libunwind.c -o $@-1.o
 	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/scenarios.c -o $@-2.o
 	$(CXX) -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/scenarios_cxx.cc -o $@-3.o
 	$(CXX) $(ALL_LDFLAGS) -rdynamic -fcf-protection=full -Wl,-z,ibtplt -o $@ $@-1.o $@-2.o \
-		$@-3.o $(UNW_DIFF) $(B)/lib/libehelf.a $(CORE_LIB) -lunwind $(LIBS) -ldl -lpthread
+		$@-3.o $(UNW_DIFF) $(B)/lib/libehelf.a -lunwind $(LIBS) -ldl -lpthread
 	rm -f $@-1.o $@-2.o $@-3.o
 $(UNW_DIR)/compare-remote: $(B)/obj/tests/unwind/compare_remote.o $(UNW_SCEN) $(UNW_DIFF) \
-                           $(B)/lib/libehelf.a $(CORE_LIB)
+                           $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-ptrace -lunwind-generic -lunwind \
 		$(LIBS) -ldl -lpthread
 $(UNW_DIR)/sample-compare: $(B)/obj/tests/unwind/sample_compare.o $(UNW_WORK) \
-                           $(B)/lib/libehelf.a $(CORE_LIB)
+                           $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lgcc_s \
 		-Wl,--pop-state -lunwind -lz -lsqlite3 $(LIBS) -ldl -lpthread
-$(UNW_DIR)/robustness: $(B)/obj/tests/unwind/robustness.o $(B)/lib/libehelf.a $(CORE_LIB)
+$(UNW_DIR)/robustness: $(B)/obj/tests/unwind/robustness.o $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
 $(UNW_DIR)/libunwtest-dso.so: $(B)/obj/tests/unwind/dso_callback.o
@@ -333,8 +349,7 @@ $(B)/tests/fetch/fetch-unw-api: $(B)/obj/tests/unwind/unw_api.o $(UNW_SCEN) \
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind -ldl -lpthread
 # ehelf_space_fetch while other threads unwind with the space
-$(B)/tests/fetch/space-fetch: $(B)/obj/tests/fetch/space_fetch.o $(B)/lib/libehelf.a \
-                              $(CORE_LIB)
+$(B)/tests/fetch/space-fetch: $(B)/obj/tests/fetch/space_fetch.o $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
 fetch-test: all $(B)/tests/fetch/fetch-unw-api $(B)/tests/fetch/space-fetch \
@@ -353,7 +368,7 @@ perf-test: all $(PERF_TEST_BINS)
 
 QUIRKS_BIN := $(B)/tests/tool-quirks
 $(QUIRKS_BIN): $(B)/obj/tests/diff/test_tool_quirks.o $(B)/obj/tests/diff/readelf_frames.o \
-               $(B)/obj/tests/diff/libdw_frames.o $(CORE_LIB)
+               $(B)/obj/tests/diff/libdw_frames.o $(CFI_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -418,6 +433,11 @@ batch-test: all $(STORE_CHECK)
 nginx-test: all
 	@tests/server/run-nginx-test.sh $(B)
 
+# the include graph: no cycle in a folder, components layered (fast)
+.PHONY: layering
+layering:
+	@tests/layering/check-includes.sh
+
 repro: all $(FIXTURES)
 	@tests/repro/check-repro.sh $(B)
 
@@ -425,45 +445,47 @@ fuzz: fixtures $(B)/bin/ehelf-compile
 	@EHELF_COMPILE=$(B)/bin/ehelf-compile tests/fuzz/run-fuzz.sh $(or $(FUZZ_SECONDS),120)
 
 check: deps
+	@$(MAKE) --no-print-directory layering
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory batch-test
 	@$(MAKE) --no-print-directory server-test
+	@$(MAKE) --no-print-directory fetch-test
 	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory perf-test
-	@$(MAKE) --no-print-directory fetch-test
-	@$(MAKE) --no-print-directory pkg-test pkg-install-test
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-san
+	@$(MAKE) --no-print-directory pkg-test pkg-install-test
 	@echo "make check: all passed"
 
 check-full: deps
+	@$(MAKE) --no-print-directory layering
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory unit-san
 	@$(MAKE) --no-print-directory repro
 	@$(MAKE) --no-print-directory batch-test
 	@$(MAKE) --no-print-directory server-test
+	@$(MAKE) --no-print-directory fetch-test
 	@$(MAKE) --no-print-directory unwind-test
 	@$(MAKE) --no-print-directory perf-test
 	@$(MAKE) --no-print-directory corpus-full
-	@$(MAKE) --no-print-directory fetch-test
-	@$(MAKE) --no-print-directory pkg-test pkg-install-test
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory nginx-test
 	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory pkg-test pkg-install-test
 	@echo "make check-full: all passed"
 
 BENCH_UNWIND := $(B)/bench/bench-unwind
 $(BENCH_UNWIND): $(B)/obj/bench/bench_unwind.o $(B)/obj/bench/libdw_unwind.o \
-                 $(B)/obj/bench/deep_stack_cxx.o $(UNW_WORK) $(B)/lib/libehelf.a $(CORE_LIB)
+                 $(B)/obj/bench/deep_stack_cxx.o $(UNW_WORK) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lgcc_s \
 		-Wl,--pop-state -lunwind -lz -lsqlite3 $(LIBS) -ldl -lpthread
 BENCH_PERF := $(B)/bench/bench-perf-unwind
 PERF_BASELINES := $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.o
 $(BENCH_PERF): $(B)/obj/bench/bench_perf_unwind.o $(PERF_BASELINES) \
-               $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a $(CORE_LIB)
+               $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) $(PERF_LIB_DEPS) \
 		-ldl -lpthread

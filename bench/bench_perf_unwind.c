@@ -51,10 +51,10 @@
 #include <immintrin.h>
 #include <x86intrin.h>
 
-#include "../client-lib/perf/perf_data.h"
-#include "../client-lib/perftool/dso.h"
-#include "../client-lib/perftool/procs.h"
-#include "../client-lib/perftool/sample_unwind.h"
+#include "../client-lib/perfdata/perf_data.h"
+#include "../client-lib/ehelf_perf/dso.h"
+#include "../client-lib/ehelf_perf/procs.h"
+#include "../client-lib/ehelf_perf/sample_unwind.h"
 #include "libdw_unwind.h"
 #include "libunwind_remote.h"
 

@@ -14,6 +14,7 @@
 #include "local_read.h"
 #include "space.h"
 #include "step_cache.h"
+#include "unwind.h"
 
 /*
  * Where a step may load directly: the addresses [lo, lo + span8] of the

@@ -3,8 +3,8 @@
  * their user stacks unwound with eh_elfs: `ehelf-perf script` prints them as
  * `perf script -F comm,tid,time,event,ip,sym,symoff,dso --no-inline` does,
  * or as folded stacks for flame graphs.  Before unwinding, the eh_elfs
- * the recording needs are fetched from $EHELF_URLS (perftool/prefetch.h);
- * files missing here come from debuginfod (perftool/dso.h); --no-fetch
+ * the recording needs are fetched from $EHELF_URLS (ehelf_perf/prefetch.h);
+ * files missing here come from debuginfod (ehelf_perf/dso.h); --no-fetch
  * turns both off.
  *
  * Exit status: 0 success, 1 unreadable or malformed input (or a write
@@ -19,14 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "perf/perf_data.h"
-#include "perftool/dso.h"
-#include "perftool/outbuf.h"
-#include "perftool/prefetch.h"
-#include "perftool/procs.h"
-#include "perftool/recorded_ids.h"
-#include "perftool/script.h"
-#include "perftool/stdin_spool.h"
+#include "perfdata/perf_data.h"
+#include "ehelf_perf/dso.h"
+#include "ehelf_perf/outbuf.h"
+#include "ehelf_perf/prefetch.h"
+#include "ehelf_perf/procs.h"
+#include "ehelf_perf/recorded_ids.h"
+#include "ehelf_perf/script.h"
+#include "ehelf_perf/stdin_spool.h"
 #include "resolve.h"
 
 static void usage(FILE *out)

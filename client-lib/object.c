@@ -16,7 +16,6 @@
 
 #include "include/ehelf.h"
 #include "object.h"
-#include "space.h"
 #include "trust.h"
 
 struct ehelf_object {

@@ -1,7 +1,9 @@
 /*
  * object.h - libehelf's internal side of ehelf_object: an eh_elf mapped by
  * trust.c (trust.h), its entry points found from the checked layout
- * (eh_elf_check.h).  The public calls are in include/ehelf.h.
+ * (eh_elf_check.h); and the thread's last error, which every part of
+ * libehelf sets (object.c keeps it).  The public calls are in
+ * include/ehelf.h.
  */
 #ifndef EHELF_CLIENT_OBJECT_H
 #define EHELF_CLIENT_OBJECT_H
@@ -16,5 +18,8 @@
  * (with ehelf_last_error() set) when out of memory; BASE is then still
  * the caller's. */
 ehelf_object *object_new(void *base, size_t maplen, const eh_elf_layout *l);
+
+/* Set the thread's last error (ehelf_last_error). */
+void ehelf_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

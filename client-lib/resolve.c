@@ -11,6 +11,7 @@
 
 #include "../common/buildid.h"
 #include "fetch_cache.h"
+#include "object.h"
 #include "space.h"
 #include "trust.h"
 

@@ -23,6 +23,7 @@
 #include "../common/buildid.h"
 #include "../common/elf_file.h"
 #include "fallback_dwarf.h"
+#include "object.h"
 #include "resolve.h"
 #include "space.h"
 

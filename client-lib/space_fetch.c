@@ -9,6 +9,7 @@
 
 #include "../common/buildid.h"
 #include "fetch.h"
+#include "object.h"
 #include "resolve.h"
 #include "space.h"
 

@@ -27,7 +27,6 @@
 #include "../common/buildid.h"
 #include "eh_elf_check.h"
 #include "object.h"
-#include "space.h"
 
 /* ---- reading a file carefully ------------------------------------------- */
 

@@ -31,6 +31,7 @@
 #include "local_read.h"
 #include "space.h"
 #include "summary_step.h"
+#include "unwind.h"
 
 const uint64_t ehelf_no_window; /* see reader_window() */
 
@@ -243,7 +244,7 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * slow_step, which also fills the cache.  The frames go into FRAMES, or
  * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
  * inlined with constant arguments, one loop for each.  WALK (when not
- * NULL) tells how the walk went (space.h).
+ * NULL) tells how the walk went (unwind.h).
  */
 static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,

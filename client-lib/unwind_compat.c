@@ -17,10 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../builder/cfi/fde_lookup.h"
+#include "../common/dwarf/fde_lookup.h"
 #include "../common/elf_file.h"
 #include "include/ehelf.h"
 #include "space.h"
+#include "unwind.h"
 
 #define COMPAT __attribute__((visibility("default")))
 

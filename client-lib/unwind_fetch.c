@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "include/ehelf.h"
-#include "space.h"
+#include "unwind.h"
 
 static void *fetch_thread(void *arg)
 {

@@ -1,9 +1,9 @@
-/* package.c - pkg_open/pkg_next_elf/pkg_close and the helpers shared by
- * the readers; see package.h. */
+/* package.c - pkg_open (the reader of a job's format), the reader's
+ * operations and pkg_format_name; see package.h. */
+#include "package.h"
+#include "package_archive.h"
 #include "package_impl.h"
-
-#include <stdio.h>
-#include <string.h>
+#include "package_tree.h"
 
 const char *pkg_format_name(pkg_format f)
 {
@@ -48,18 +48,4 @@ void pkg_close(pkg_reader *r)
 {
 	if (r)
 		r->close(r);
-}
-
-void pkg_normalize_path(const char *in, char *out, size_t n)
-{
-	while (in[0] == '.' && in[1] == '/')
-		in += 2;
-	while (in[0] == '/')
-		in++;
-	snprintf(out, n, "/%s", in);
-}
-
-void pkg_set(char *field, size_t n, const char *s)
-{
-	snprintf(field, n, "%s", s);
 }

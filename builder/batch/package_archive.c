@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "package_archive.h"
 #include "package_impl.h"
 
 enum { ELF_MAX = 1u << 30 }; /* refuse members above 1 GiB */

@@ -1,11 +1,13 @@
 /*
- * package_impl.h - the reader object behind pkg_reader, shared by the
- * archive and tree implementations (package_archive.c, package_tree.c).
+ * package_impl.h - what the package readers share (package_archive.c,
+ * package_tree.c, package_jobs.c, package.c): the reader object behind
+ * pkg_reader, and small helpers.  It depends on package_types.h only,
+ * and the readers on it: no reader depends on another.
  */
 #ifndef EHELF_BATCH_PACKAGE_IMPL_H
 #define EHELF_BATCH_PACKAGE_IMPL_H
 
-#include "package.h"
+#include "package_types.h"
 
 struct pkg_reader {
 	pkg_meta meta;
@@ -15,6 +17,9 @@ struct pkg_reader {
 
 /* "usr/lib/x", "./usr/lib/x" -> "/usr/lib/x" into OUT. */
 void pkg_normalize_path(const char *in, char *out, size_t n);
+
+/* The package format a file name says (PKG_DEB, PKG_RPM, PKG_ARCH), or -1. */
+int pkg_format_of_name(const char *name);
 
 /* True for the file names of package formats ehelf-batch reads. */
 bool pkg_is_package_name(const char *name);

@@ -7,31 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "package.h"
 #include "package_impl.h"
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* The package format a file name says, or -1. */
-static int format_of(const char *name)
-{
-	if (ends_with(name, ".deb") || ends_with(name, ".ddeb") ||
-	    ends_with(name, ".udeb"))
-		return PKG_DEB;
-	if (ends_with(name, ".rpm"))
-		return PKG_RPM;
-	if (ends_with(name, ".pkg.tar.zst") || ends_with(name, ".pkg.tar.xz"))
-		return PKG_ARCH;
-	return -1;
-}
-
-bool pkg_is_package_name(const char *name)
-{
-	return format_of(name) >= 0;
-}
 
 static int add(pkg_jobs *jobs, pkg_format f, const char *path,
 	       const char *version, const char *arch, uint64_t size,
@@ -63,7 +40,7 @@ int pkg_jobs_add_source(pkg_jobs *jobs, const char *given, ehelf_err *err)
 	if (!realpath(given, source) || stat(source, &st) < 0)
 		return err_set(err, ERR_IO, "%s: %s", given, strerror(errno));
 	if (S_ISREG(st.st_mode)) {
-		int f = format_of(source);
+		int f = pkg_format_of_name(source);
 		if (f < 0 && pkg_is_elf_file(source))
 			f = PKG_FILE;
 		if (f < 0)
@@ -89,7 +66,7 @@ int pkg_jobs_add_source(pkg_jobs *jobs, const char *given, ehelf_err *err)
 	while (rc == 0 && (e = fts_read(fts)) != NULL) {
 		if (e->fts_info != FTS_F)
 			continue;
-		int f = format_of(e->fts_name);
+		int f = pkg_format_of_name(e->fts_name);
 		if (f >= 0) {
 			rc = add(jobs, (pkg_format)f, e->fts_path, NULL, NULL,
 				 (uint64_t)e->fts_statp->st_size, err);

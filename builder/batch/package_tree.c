@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "package_impl.h"
+#include "package_tree.h"
 
 #ifndef EHELF_DPKG_INFO
 #define EHELF_DPKG_INFO "/var/lib/dpkg/info"
@@ -31,21 +32,6 @@ typedef struct tree_reader {
 	size_t line_cap;
 	char disk[4096];
 } tree_reader;
-
-
-bool pkg_is_elf_file(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4)
-		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	char magic[4];
-	bool elf = read(fd, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0;
-	close(fd);
-	return elf;
-}
 
 /* Member M: the file at DISK, PATH in the package; read in place.  1. */
 static int member(tree_reader *r, pkg_member *m, const char *path,

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../common/cursor.h"
-#include "eh_pe.h"
+#include "../../common/dwarf/eh_pe.h"
 
 enum { MAX_REMEMBER_DEPTH = 1024, MAX_REGNO = 0xffff };
 

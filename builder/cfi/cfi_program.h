@@ -13,7 +13,7 @@
 #ifndef EHELF_CFI_PROGRAM_H
 #define EHELF_CFI_PROGRAM_H
 
-#include "cfi_entry.h"
+#include "../../common/dwarf/cfi_entry.h"
 #include "unwind_ir.h"
 
 /* Reusable buffers; zero-initialise, release with cfi_rowbuf_free(). */

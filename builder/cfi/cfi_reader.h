@@ -21,7 +21,7 @@
 #define EHELF_CFI_READER_H
 
 #include "../../common/elf_file.h"
-#include "cfi_entry.h"
+#include "../../common/dwarf/cfi_entry.h"
 #include "unwind_ir.h"
 
 typedef struct cfi_reader cfi_reader;

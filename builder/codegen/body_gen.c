@@ -7,42 +7,6 @@
 #include "../../common/err.h"
 #include "expr_compile.h"
 
-void gen_load(gen_ctx *g, int dst, int addr)
-{
-	x86_asm *a = g->a;
-	if (g->mode == GEN_LOCAL) {
-		x86_alu_rr(a, ALU_CMP, addr, g->lo);
-		x86_jcc(a, CC_B, g->l_bounds);
-		x86_alu_rr(a, ALU_CMP, addr, g->him8);
-		x86_jcc(a, CC_A, g->l_bounds);
-		x86_mov_load(a, dst, M(addr, 0));
-	} else {
-		x86_mov_rr(a, RSI, addr);
-		x86_call(a, g->l_read);
-		x86_mov_rr(a, dst, RAX);
-	}
-}
-
-void gen_return(gen_ctx *g)
-{
-	if (g->mode == GEN_LOCAL) {
-		x86_pop(g->a, RBX); /* the local entry's only saved register */
-		x86_ret(g->a);
-	} else {
-		x86_jmp(g->a, g->l_done);
-	}
-}
-
-void gen_param(gen_ctx *g, int dst, int index)
-{
-	if (g->params_reg != XNONE) {
-		x86_movsxd_load(g->a, dst, M(g->params_reg, 4 * index));
-	} else {
-		x86_mov_load(g->a, dst, g->params_slot);
-		x86_movsxd_load(g->a, dst, M(dst, 4 * index));
-	}
-}
-
 static bool fits32(int64_t v)
 {
 	return v >= INT32_MIN && v <= INT32_MAX;
@@ -114,7 +78,7 @@ static void add_offset(gen_ctx *g, bool parametric, int dst, int src,
 
 static x86_mem out_reg(const gen_ctx *g, int i)
 {
-	return M(g->out, 8 * i);
+	return M(g->out, GEN_REG_SIZE * i);
 }
 
 void body_emit_status(gen_ctx *g, int status)
@@ -180,10 +144,10 @@ static void emit_bounds(gen_ctx *g, const uw_rules *r, bool parametric)
 	if (lo > hi)
 		return; /* no such rule */
 	add_offset(g, parametric, RAX, g->cfa, BODY_P_MIN, lo);
-	x86_alu_rr(a, ALU_CMP, RAX, g->lo);
+	x86_alu_rr(a, ALU_CMP, RAX, g->stack_lo);
 	x86_jcc(a, CC_B, g->l_bounds);
 	add_offset(g, parametric, RCX, g->cfa, BODY_P_MAX, hi);
-	x86_alu_rr(a, ALU_CMP, RCX, g->him8);
+	x86_alu_rr(a, ALU_CMP, RCX, g->stack_hi_minus_8);
 	x86_jcc(a, CC_A, g->l_bounds);
 	x86_alu_rr(a, ALU_CMP, RCX, RAX); /* the range wrapped around */
 	x86_jcc(a, CC_B, g->l_bounds);
@@ -228,9 +192,9 @@ int body_emit(gen_ctx *g, const ruleset *rs, bool parametric, char *why,
 	if (r->cfa.kind == UW_CFA_REG_OFF) {
 		if (parametric) {
 			gen_param(g, g->cfa, BODY_P_CFA);
-			x86_alu_rm(a, ALU_ADD, g->cfa, M(g->in, 8 * r->cfa.reg));
+			x86_alu_rm(a, ALU_ADD, g->cfa, M(g->in, GEN_REG_SIZE * r->cfa.reg));
 		} else {
-			x86_mov_load(a, g->cfa, M(g->in, 8 * r->cfa.reg));
+			x86_mov_load(a, g->cfa, M(g->in, GEN_REG_SIZE * r->cfa.reg));
 			if (r->cfa.off)
 				add_off(a, g->cfa, g->cfa, r->cfa.off);
 		}
@@ -281,7 +245,7 @@ int body_emit(gen_ctx *g, const ruleset *rs, bool parametric, char *why,
 			set |= 1u << i;
 			break;
 		case UW_REGISTER:
-			x86_mov_load(a, RAX, M(g->in, 8 * x->reg));
+			x86_mov_load(a, RAX, M(g->in, GEN_REG_SIZE * x->reg));
 			x86_mov_store(a, out_reg(g, i), RAX);
 			emit_copy_valid_bit(g, i, x->reg);
 			break;

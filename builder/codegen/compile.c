@@ -227,18 +227,18 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 			err_code_name(rc));
 		goto out;
 	}
-	if (blob.nunsup) {
-		st->unsupported = calloc(blob.nunsup, sizeof *st->unsupported);
+	if (blob.nunsupported) {
+		st->unsupported = calloc(blob.nunsupported, sizeof *st->unsupported);
 		if (!st->unsupported) {
 			rc = err_set(err, ERR_NOMEM, "out of memory");
 			goto out;
 		}
-		st->nunsupported = blob.nunsup;
-		for (size_t i = 0; i < blob.nunsup; i++) {
+		st->nunsupported = blob.nunsupported;
+		for (size_t i = 0; i < blob.nunsupported; i++) {
 			ehelf_unsupported *u = &st->unsupported[i];
-			u->ruleset = blob.unsup[i].ruleset;
+			u->ruleset = blob.unsupported[i].ruleset;
 			u->rows = rs.v[u->ruleset].nrows;
-			memcpy(u->why, blob.unsup[i].why, sizeof u->why);
+			memcpy(u->why, blob.unsupported[i].why, sizeof u->why);
 			st->unsupported_rows += u->rows;
 			for (size_t k = 0; k < iv.n; k++)
 				if (iv.v[k].rule == u->ruleset) {

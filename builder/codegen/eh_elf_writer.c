@@ -28,6 +28,8 @@ int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len)
 	if (p->build_id_len > 64)
 		return ERR_ARG;
 	_Static_assert(sizeof dynstr == 62, "dynstr offsets");
+	_Static_assert(sizeof EHELF_NOTE_NAME > 4 && sizeof EHELF_NOTE_NAME <= 8,
+		       "the note's name (ehelf_abi.h) takes 8 bytes padded");
 	/* file layout (offsets == addresses inside the R+X segment) */
 	size_t o_phdr = sizeof(Elf64_Ehdr);
 	size_t o_note = align(o_phdr + NPHDR * sizeof(Elf64_Phdr), 8);

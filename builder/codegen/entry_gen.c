@@ -17,13 +17,18 @@
  * record, uint32 params - params base.
  */
 typedef struct tables {
-	int pages, off, rule, records, params, k01, k80;
+	/* labels of the blob's tables */
+	int pages, entry_offsets, entry_rules, records, params;
+	int byte_ones;          /* 0x0101010101010101: each byte 1 */
+	int byte_top_bits;      /* 0x8080808080808080: each byte's top bit */
 	unsigned page_stride;   /* 40 or 72 */
 	unsigned cnt_width;     /* 1 or 2 */
 	unsigned rule_width;    /* 1 or 2 */
 } tables;
 
-enum { RECORD_SIZE = 12 };
+/* a rule record's fields */
+enum { RECORD_LOCAL_BODY = 0, RECORD_REMOTE_BODY = 4, RECORD_PARAMS = 8,
+       RECORD_SIZE = 12 };
 
 /* out = in, with only the register bits of valid kept.  Eight-byte moves,
  * not sixteen: IN usually is the previous step's OUT, whose registers were
@@ -33,12 +38,12 @@ enum { RECORD_SIZE = 12 };
 static void emit_copy(x86_asm *a, int in, int out)
 {
 	for (int r = 0; r < EHELF_NREGS; r += 2) {
-		x86_mov_load(a, RCX, M(in, 8 * r));
+		x86_mov_load(a, RCX, M(in, GEN_REG_SIZE * r));
 		if (r + 1 < EHELF_NREGS)
-			x86_mov_load(a, RDX, M(in, 8 * (r + 1)));
-		x86_mov_store(a, M(out, 8 * r), RCX);
+			x86_mov_load(a, RDX, M(in, GEN_REG_SIZE * (r + 1)));
+		x86_mov_store(a, M(out, GEN_REG_SIZE * r), RCX);
 		if (r + 1 < EHELF_NREGS)
-			x86_mov_store(a, M(out, 8 * (r + 1)), RDX);
+			x86_mov_store(a, M(out, GEN_REG_SIZE * (r + 1)), RDX);
 	}
 	x86_mov_load32(a, RCX, M(in, GEN_REGS_VALID));
 	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)EHELF_VALID_REGS);
@@ -85,9 +90,9 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_mov_load32(a, RBX, M(R10, 0));
 	x86_alu32_rr(a, ALU_ADD, RDX, RBX);             /* i0 */
 	x86_alu32_ri(a, ALU_AND, RAX, (1 << LT_SUB_BITS) - 1);
-	x86_imul_rm(a, RAX, MRIP(tb->k01));
-	x86_alu_rm(a, ALU_OR, RAX, MRIP(tb->k80));      /* O */
-	x86_lea(a, R10, MRIP(tb->off));
+	x86_imul_rm(a, RAX, MRIP(tb->byte_ones));
+	x86_alu_rm(a, ALU_OR, RAX, MRIP(tb->byte_top_bits)); /* O */
+	x86_lea(a, R10, MRIP(tb->entry_offsets));
 	x86_alu32_ri(a, ALU_CMP, R11, 8);
 	x86_jcc(a, CC_A, l_slow);
 	/* n <= 8 entries from i0 */
@@ -96,7 +101,7 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_shift32_ri(a, SH_SHL, RCX, 3);
 	x86_neg(a, RCX);
 	x86_alu32_ri(a, ALU_ADD, RCX, 64);
-	x86_mov_load(a, RBX, MRIP(tb->k80));
+	x86_mov_load(a, RBX, MRIP(tb->byte_top_bits));
 	x86_shift_cl(a, SH_SHR, RBX);                   /* top bits of n lanes */
 	x86_test_rr(a, R11, R11);
 	x86_cmov(a, CC_E, RBX, R11);                    /* n == 0: none */
@@ -105,11 +110,11 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_alu_rr(a, ALU_AND, RCX, RBX);
 	x86_bind(a, l_count);
 	x86_shift_ri(a, SH_SHR, RCX, 7);
-	x86_imul_rm(a, RCX, MRIP(tb->k01));
+	x86_imul_rm(a, RCX, MRIP(tb->byte_ones));
 	x86_shift_ri(a, SH_SHR, RCX, 56);               /* entries <= o */
 	x86_alu_rr(a, ALU_ADD, RCX, RDX);
 	x86_jcc(a, CC_E, not_covered);                 /* none at all */
-	x86_lea(a, R10, MRIP(tb->rule));
+	x86_lea(a, R10, MRIP(tb->entry_rules));
 	if (tb->rule_width == 1)
 		x86_movzx_load8(a, RCX, MI(R10, RCX, 1, -1));
 	else
@@ -122,8 +127,8 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_bind(a, l_slow);
 	x86_mov_rr(a, RCX, RAX);
 	x86_alu_rm(a, ALU_SUB, RCX, MI(R10, RDX, 1, 0));
-	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->k80));
-	x86_alu_rm(a, ALU_CMP, RCX, MRIP(tb->k80));
+	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->byte_top_bits));
+	x86_alu_rm(a, ALU_CMP, RCX, MRIP(tb->byte_top_bits));
 	x86_jcc(a, CC_NE, l_count);                     /* the answer is here */
 	x86_alu32_ri(a, ALU_ADD, RDX, 8);
 	x86_alu32_ri(a, ALU_SUB, R11, 8);
@@ -134,21 +139,23 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_bind(a, l_found);
 }
 
-/* rule index in RCX -> jump to its body; the params pointer into PREG, or
- * into SLOT when PREG is XNONE (through RDX). */
-static void emit_dispatch(x86_asm *a, const tables *tb, int mode_off,
-			  int preg, x86_mem slot)
+/* rule index in RCX -> jump to its body (the record's int32 at
+ * BODY_FIELD: RECORD_LOCAL_BODY or RECORD_REMOTE_BODY); the params pointer
+ * into PARAMS_REG, or into PARAMS_SLOT when PARAMS_REG is XNONE (through
+ * RDX). */
+static void emit_dispatch(x86_asm *a, const tables *tb, int body_field,
+			  int params_reg, x86_mem params_slot)
 {
 	x86_lea(a, R10, MRIP(tb->records));
 	x86_lea(a, RCX, MI(RCX, RCX, 2, 0));
 	x86_lea(a, R10, MI(R10, RCX, 4, 0));            /* record */
-	int p = preg != XNONE ? preg : RDX;
-	x86_mov_load32(a, p, M(R10, 8));
+	int params = params_reg != XNONE ? params_reg : RDX;
+	x86_mov_load32(a, params, M(R10, RECORD_PARAMS));
 	x86_lea(a, R11, MRIP(tb->params));
-	x86_alu_rr(a, ALU_ADD, p, R11);
-	if (preg == XNONE)
-		x86_mov_store(a, slot, RDX);
-	x86_movsxd_load(a, RCX, M(R10, mode_off));
+	x86_alu_rr(a, ALU_ADD, params, R11);
+	if (params_reg == XNONE)
+		x86_mov_store(a, params_slot, RDX);
+	x86_movsxd_load(a, RCX, M(R10, body_field));
 	x86_alu_rr(a, ALU_ADD, RCX, R10);
 	x86_jmp_r(a, RCX);
 }
@@ -164,7 +171,7 @@ static void emit_exit(x86_asm *a, int label, int status, int done)
 static void emit_local_entry(x86_asm *a, const lookup_table *t,
 			     const tables *tb, gen_ctx *g)
 {
-	int l_bounds_ok = x86_label(a), l_nc = x86_label(a);
+	int l_bounds_ok = x86_label(a), l_not_covered = x86_label(a);
 	x86_push(a, RBX);
 	x86_mov_rr(a, RAX, RDI);
 	x86_mov_rr(a, RDI, RDX);
@@ -176,9 +183,9 @@ static void emit_local_entry(x86_asm *a, const lookup_table *t,
 	x86_alu32_rr(a, ALU_XOR, R9, R9);
 	x86_bind(a, l_bounds_ok);
 	emit_copy(a, RSI, RDI);
-	emit_lookup(a, t, tb, l_nc);
-	emit_dispatch(a, tb, 0, g->params_reg, g->params_slot);
-	emit_exit(a, l_nc, EHELF_E_NOT_COVERED, g->l_done);
+	emit_lookup(a, t, tb, l_not_covered);
+	emit_dispatch(a, tb, RECORD_LOCAL_BODY, g->params_reg, g->params_slot);
+	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
 	emit_exit(a, g->l_bounds, EHELF_E_BOUNDS, g->l_done);
 	emit_exit(a, g->l_expr, EHELF_E_EXPR, g->l_done);
@@ -209,7 +216,7 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 			      const tables *tb, gen_ctx *g)
 {
 	static const int saved[] = { RBP, RBX, R12, R13, R14, R15 };
-	int l_nc = x86_label(a), l_read_fail = x86_label(a);
+	int l_not_covered = x86_label(a), l_read_fail = x86_label(a);
 	for (int i = 0; i < 6; i++)
 		x86_push(a, saved[i]);
 	/* 6 pushes leave rsp = 8 (mod 16); the frame realigns it */
@@ -221,9 +228,9 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 	x86_mov_rr(a, R15, R8);
 	x86_mov_rr(a, RAX, RDI);
 	emit_copy(a, R12, R13);
-	emit_lookup(a, t, tb, l_nc);
-	emit_dispatch(a, tb, 4, g->params_reg, g->params_slot);
-	emit_exit(a, l_nc, EHELF_E_NOT_COVERED, g->l_done);
+	emit_lookup(a, t, tb, l_not_covered);
+	emit_dispatch(a, tb, RECORD_REMOTE_BODY, g->params_reg, g->params_slot);
+	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
 	emit_exit(a, g->l_bounds, EHELF_E_BOUNDS, g->l_done);
 	emit_exit(a, g->l_expr, EHELF_E_EXPR, g->l_done);
@@ -260,14 +267,14 @@ static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 		g.in = RSI;
 		g.out = RDI;
 		g.cfa = R11;
-		g.lo = R8;
-		g.him8 = R9;
+		g.stack_lo = R8;
+		g.stack_hi_minus_8 = R9;
 		g.params_reg = RBX;
 	} else {
 		g.in = R12;
 		g.out = R13;
 		g.cfa = RBX;
-		g.lo = g.him8 = XNONE;
+		g.stack_lo = g.stack_hi_minus_8 = XNONE;
 		g.params_reg = XNONE;
 		g.params_slot = M(RBP, 8 * GEN_MAX_STACK);
 	}
@@ -306,14 +313,14 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 		if (rc == ERR_UNSUPPORTED) {
 			body_emit_status(g, EHELF_E_UNSUPPORTED);
 			if (record) {
-				gen_unsupported *u = realloc(b->unsup,
-					(b->nunsup + 1) * sizeof *u);
+				gen_unsupported *u = realloc(b->unsupported,
+					(b->nunsupported + 1) * sizeof *u);
 				if (!u)
 					return ERR_NOMEM;
-				b->unsup = u;
-				u[b->nunsup].ruleset = (uint32_t)i; /* fixed up below */
-				memcpy(u[b->nunsup].why, why, sizeof why);
-				b->nunsup++;
+				b->unsupported = u;
+				u[b->nunsupported].ruleset = (uint32_t)i; /* fixed up below */
+				memcpy(u[b->nunsupported].why, why, sizeof why);
+				b->nunsupported++;
 			}
 		}
 	}
@@ -329,9 +336,9 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	x86_asm *a = &b->a;
 	x86_init(a);
 	tables tb = {
-		.pages = x86_label(a), .off = x86_label(a), .rule = x86_label(a),
+		.pages = x86_label(a), .entry_offsets = x86_label(a), .entry_rules = x86_label(a),
 		.records = x86_label(a), .params = x86_label(a),
-		.k01 = x86_label(a), .k80 = x86_label(a),
+		.byte_ones = x86_label(a), .byte_top_bits = x86_label(a),
 		.cnt_width = t->cnt_width,
 		.page_stride = t->cnt_width == 1 ? 40 : 72,
 		.rule_width = rs->n <= 256 ? 1 : 2,
@@ -407,24 +414,24 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		goto out;
 	/* report unsupported rule sets, not shapes */
 	{
-		size_t nshapes_unsup = b->nunsup;
-		gen_unsupported *by_shape = b->unsup;
-		b->unsup = NULL;
-		b->nunsup = 0;
+		size_t nshapes_unsup = b->nunsupported;
+		gen_unsupported *by_shape = b->unsupported;
+		b->unsupported = NULL;
+		b->nunsupported = 0;
 		for (size_t i = 1; i < rs->n && rc == 0; i++)
 			for (size_t k = 0; k < nshapes_unsup; k++) {
 				if (by_shape[k].ruleset != code[i].shape)
 					continue;
-				gen_unsupported *u = realloc(b->unsup,
-					(b->nunsup + 1) * sizeof *u);
+				gen_unsupported *u = realloc(b->unsupported,
+					(b->nunsupported + 1) * sizeof *u);
 				if (!u) {
 					rc = ERR_NOMEM;
 					break;
 				}
-				b->unsup = u;
-				u[b->nunsup] = by_shape[k];
-				u[b->nunsup].ruleset = (uint32_t)i;
-				b->nunsup++;
+				b->unsupported = u;
+				u[b->nunsupported] = by_shape[k];
+				u[b->nunsupported].ruleset = (uint32_t)i;
+				b->nunsupported++;
 			}
 		free(by_shape);
 		if (rc < 0)
@@ -439,13 +446,13 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	b->off_info = a->n;
 	info->entries = (uint32_t)t->nentries;
 	info->rulesets = (uint32_t)rs->n;
-	info->unsupported = (uint32_t)b->nunsup;
+	info->unsupported = (uint32_t)b->nunsupported;
 	info->page_bits = LT_PAGE_BITS;
 	x86_bytes(a, info, sizeof *info);
 	x86_align(a, 8, 0);
-	x86_bind(a, tb.k01);
+	x86_bind(a, tb.byte_ones);
 	x86_bytes(a, &(uint64_t){ 0x0101010101010101ull }, 8);
-	x86_bind(a, tb.k80);
+	x86_bind(a, tb.byte_top_bits);
 	x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
 	x86_bind(a, tb.pages);
 	for (uint32_t p = 0; p < t->npages; p++) {
@@ -481,9 +488,9 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	x86_bind(a, tb.params);
 	x86_bytes(a, params, nparams * sizeof *params);
-	x86_bind(a, tb.off);
+	x86_bind(a, tb.entry_offsets);
 	x86_bytes(a, t->off, t->nentries + 8); /* 8 bytes read at a time */
-	x86_bind(a, tb.rule);
+	x86_bind(a, tb.entry_rules);
 	for (size_t i = 0; i < t->nentries; i++) {
 		if (tb.rule_width == 1)
 			x86_u8(a, (uint8_t)t->rule[i]);
@@ -505,6 +512,6 @@ out:
 void gen_blob_free(gen_blob *b)
 {
 	x86_free(&b->a);
-	free(b->unsup);
+	free(b->unsupported);
 	memset(b, 0, sizeof *b);
 }

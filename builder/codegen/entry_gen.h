@@ -26,8 +26,8 @@ typedef struct gen_blob {
 	x86_asm a;              /* code then data; a.buf/a.n is the blob */
 	size_t code_size;       /* the code part, then tables */
 	size_t off_local, off_remote, off_describe, off_info;
-	gen_unsupported *unsup; /* one per unsupported rule set */
-	size_t nunsup;
+	gen_unsupported *unsupported; /* one per unsupported rule set */
+	size_t nunsupported;
 } gen_blob;
 
 /* Generate.  INFO is copied into the blob (entries, rulesets, unsupported

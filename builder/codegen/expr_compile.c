@@ -218,7 +218,7 @@ static void emit_op(gen_ctx *g, const expr *e, const xop *x, const int *labels)
 	if ((o >= DW_OP_breg0 && o <= DW_OP_breg16) || o == DW_OP_bregx) {
 		unsigned reg = o == DW_OP_bregx ? (unsigned)x->op.n1 : (unsigned)(o - DW_OP_breg0);
 		int64_t off = (int64_t)(o == DW_OP_bregx ? x->op.n2 : x->op.n1);
-		x86_mov_load(a, RAX, M(g->in, 8 * (int32_t)reg));
+		x86_mov_load(a, RAX, M(g->in, GEN_REG_SIZE * (int32_t)reg));
 		if (off >= INT32_MIN && off <= INT32_MAX) {
 			if (off)
 				x86_alu_ri(a, ALU_ADD, RAX, (int32_t)off);

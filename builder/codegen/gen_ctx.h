@@ -21,6 +21,9 @@ typedef enum gen_mode { GEN_LOCAL, GEN_REMOTE } gen_mode;
 
 enum {
 	GEN_MAX_STACK = 16,     /* DWARF expression stack depth */
+	/* ehelf_regs' layout (client-lib/include/ehelf_abi.h), as immediate
+	 * offsets; gen_ctx.c checks them against the ABI header */
+	GEN_REG_SIZE = 8,       /* ehelf_regs.r[i] at GEN_REG_SIZE * i */
 	GEN_REGS_VALID = 136,   /* offsetof(ehelf_regs, valid) */
 	GEN_REMOTE_FRAME = 8 * GEN_MAX_STACK + 8, /* expression slots + params */
 };
@@ -29,7 +32,9 @@ typedef struct gen_ctx {
 	x86_asm *a;
 	gen_mode mode;
 	int in, out, cfa;       /* ehelf_regs *in, *out; the CFA value */
-	int lo, him8;           /* GEN_LOCAL: stack_lo, stack_hi - 8 */
+	/* GEN_LOCAL: the registers holding the caller's stack_lo and
+	 * stack_hi - 8 (the highest address an 8-byte load may start at) */
+	int stack_lo, stack_hi_minus_8;
 	/* The rule set's parameters (int32 offsets, see body_gen.h): in a
 	 * register (local) or, when params_reg is XNONE, at params_slot. */
 	int params_reg;

@@ -3,12 +3,30 @@
 
 #include "../../client-lib/include/ehelf_abi.h"
 
-/* The 7-bit slot value for "saved at CFA + OFF", or -1 if out of range. */
+/* What the summary word's fields (ehelf_abi.h) hold: the CFA offset and the
+ * slots' "saved at CFA + N" offsets in units of 8 bytes, as signed fields of
+ * EHELF_SUM_CFA_BITS and EHELF_SUM_SLOT_BITS bits; the slot field's most
+ * negative value is EHELF_SUM_KEEP ("kept"), so offsets stop one short. */
+enum {
+	SUM_CFA_MIN = -8 * (1 << (EHELF_SUM_CFA_BITS - 1)),
+	SUM_CFA_MAX = 8 * ((1 << (EHELF_SUM_CFA_BITS - 1)) - 1),
+	SUM_SLOT_MAX = 8 * ((1 << (EHELF_SUM_SLOT_BITS - 1)) - 1),
+	SUM_SLOT_MASK = (1 << EHELF_SUM_SLOT_BITS) - 1,
+};
+_Static_assert(SUM_CFA_MIN == -16384 && SUM_CFA_MAX == 16376 && SUM_SLOT_MAX == 504 &&
+	       SUM_SLOT_MASK == 0x7f, "the summary's field widths (ehelf_abi.h)");
+_Static_assert(EHELF_SUM_KEEP == 1 << (EHELF_SUM_SLOT_BITS - 1),
+	       "EHELF_SUM_KEEP is the slot field's most negative value");
+_Static_assert(EHELF_SUM_CFA_SHIFT + EHELF_SUM_CFA_BITS == EHELF_SUM_SLOT_SHIFT &&
+	       EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS * EHELF_SUM_SLOTS <= 64,
+	       "the summary's fields fit in its 64 bits without overlapping");
+
+/* The slot value for "saved at CFA + OFF", or -1 if out of range. */
 static int slot_value(int64_t off)
 {
-	if (off % 8 != 0 || off < -504 || off > 504)
+	if (off % 8 != 0 || off < -SUM_SLOT_MAX || off > SUM_SLOT_MAX)
 		return -1;
-	return (int)((off / 8) & 0x7f);
+	return (int)((off / 8) & SUM_SLOT_MASK);
 }
 
 uint64_t ruleset_summary(const ruleset *rs)
@@ -16,7 +34,7 @@ uint64_t ruleset_summary(const ruleset *rs)
 	const uw_rules *r = &rs->r;
 	if (rs->signal_frame || r->cfa.kind != UW_CFA_REG_OFF ||
 	    (r->cfa.reg != UW_RSP && r->cfa.reg != UW_RBP) || r->cfa.off % 8 != 0 ||
-	    r->cfa.off < -16384 || r->cfa.off > 16376)
+	    r->cfa.off < SUM_CFA_MIN || r->cfa.off > SUM_CFA_MAX)
 		return 0;
 	uint64_t sum = EHELF_SUM_OK;
 	if (r->cfa.reg == UW_RBP)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../builder/cfi/cfi_entry.h"
+#include "../../common/dwarf/cfi_entry.h"
 #include "../../common/elf_file.h"
 
 static unsigned long hash(const uint8_t *p, size_t n)

@@ -20,10 +20,10 @@ out=$top/build/fuzz
 mkdir -p "$out/seeds" "$out/corpus" "$out/perf-seeds" "$out/perf-corpus" \
 	"$out/eh-seeds" "$out/eh-corpus"
 common="common/err.c common/elf_file.c common/buildid.c"
-src="$common builder/cfi/eh_pe.c
-     builder/cfi/unwind_ir.c builder/cfi/cfi_entry.c builder/cfi/cfi_program.c
+src="$common common/dwarf/eh_pe.c common/dwarf/cfi_entry.c
+     builder/cfi/unwind_ir.c builder/cfi/cfi_program.c
      builder/cfi/cfi_reader.c builder/cfi/dwarf_op.c builder/cfi/uw_dump.c"
-perf_src="$common common/atomic_file.c common/u64_map.c $(ls client-lib/perf/*.c)"
+perf_src="$common common/atomic_file.c common/u64_map.c $(ls client-lib/perfdata/*.c)"
 cd "$top"
 flags="-std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
 # shellcheck disable=SC2086

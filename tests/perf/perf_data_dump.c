@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../../client-lib/perf/perf_data.h"
+#include "../../client-lib/perfdata/perf_data.h"
 
 static const char *record_name(uint32_t type, char *buf, size_t size)
 {

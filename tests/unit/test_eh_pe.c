@@ -1,7 +1,7 @@
 /* test_eh_pe.c - DW_EH_PE pointer decoding: formats, bases, indirect. */
 #include <dwarf.h>
 
-#include "../../builder/cfi/eh_pe.h"
+#include "../../common/dwarf/eh_pe.h"
 #include "unit.h"
 
 static int fake_mem(void *arg, uint64_t addr, uint64_t *value)

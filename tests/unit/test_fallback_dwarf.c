@@ -19,6 +19,7 @@
 #include <sys/random.h>
 
 #include "../../client-lib/space.h"
+#include "../../client-lib/unwind.h"
 #include "unit.h"
 
 /* One step from the first instruction of FN (a libc function: the CFA is

@@ -10,6 +10,7 @@
 
 #include "../../client-lib/include/ehelf.h"
 #include "../../client-lib/space.h"
+#include "../../client-lib/unwind.h"
 #include "unit.h"
 
 int main(void)

@@ -1,5 +1,5 @@
 /*
- * test_symbols.c - client-lib/perf/symbols.c on this machine's ELF files:
+ * test_symbols.c - client-lib/perfdata/symbols.h on this machine's ELF files:
  * libc through its separate debug file (libc6-dbg), libstdc++'s .dynsym
  * (demangled C++ names, PLT entries), this test's own executable (.symtab
  * and .dynsym), kallsyms, and bad inputs.  Every sized function symbol is
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../client-lib/perf/symbols.h"
+#include "../../client-lib/perfdata/symbols.h"
 #include "../../common/buildid.h"
 #include "../../common/elf_file.h"
 #include "unit.h"
@@ -675,7 +675,7 @@ static void test_saved(void)
 	CHECK(err.code == ERR_FORMAT);
 	CHECK_CONTAINS(err.msg, tab);
 	/* iv_sym follows iv_start and the syms: its first entry is found
-	 * as the 4 bytes after them (header 72 bytes, as symbols.c lays
+	 * as the 4 bytes after them (header 72 bytes, as saved_table.c lays
 	 * the file out) */
 	uint64_t nsyms, niv;
 	memcpy(&nsyms, whole + 48, 8);

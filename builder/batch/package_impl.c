@@ -1,0 +1,60 @@
+/* package_impl.c - what the package readers share (see package_impl.h):
+ * small helpers. */
+#include "package_impl.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void pkg_normalize_path(const char *in, char *out, size_t n)
+{
+	while (in[0] == '.' && in[1] == '/')
+		in += 2;
+	while (in[0] == '/')
+		in++;
+	snprintf(out, n, "/%s", in);
+}
+
+void pkg_set(char *field, size_t n, const char *s)
+{
+	snprintf(field, n, "%s", s);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+int pkg_format_of_name(const char *name)
+{
+	if (ends_with(name, ".deb") || ends_with(name, ".ddeb") ||
+	    ends_with(name, ".udeb"))
+		return PKG_DEB;
+	if (ends_with(name, ".rpm"))
+		return PKG_RPM;
+	if (ends_with(name, ".pkg.tar.zst") || ends_with(name, ".pkg.tar.xz"))
+		return PKG_ARCH;
+	return -1;
+}
+
+bool pkg_is_package_name(const char *name)
+{
+	return pkg_format_of_name(name) >= 0;
+}
+
+bool pkg_is_elf_file(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4)
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char magic[4];
+	bool elf = read(fd, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+	close(fd);
+	return elf;
+}

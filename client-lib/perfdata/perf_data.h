@@ -1,0 +1,165 @@
+/*
+ * perf_data.h - a reader of perf.data files (`perf record`), written from
+ * the file format's documentation (tools/perf/Documentation/
+ * perf.data-file-format.txt and the kernel's perf_event.h ABI); no perf
+ * code.  Both layouts: a file (header, attributes, data section, feature
+ * sections after it) and pipe mode (`perf record -o -`: a 16-byte header,
+ * then attributes, features and data as records).
+ *
+ * Events come out in the order perf's own tools process them (perf's
+ * ordered-events queue, so that samples match `perf script` one for one):
+ * the records between two FINISHED_ROUND records (or to the end of the data
+ * when there are none) sorted by time, ties in file order.  Precisely:
+ *   - a record with a time (a sample with PERF_SAMPLE_TIME, another kernel
+ *     record whose sample_id trailer has one) is queued; time 0 counts as
+ *     none (perf's synthesized records);
+ *   - a record without a time (sample_id_all unset, no PERF_SAMPLE_TIME,
+ *     perf's own records of type >= 64) is delivered where it is read:
+ *     after everything already released, before what is still queued;
+ *   - at a FINISHED_ROUND the queue is released, sorted, up to the largest
+ *     time queued before the previous FINISHED_ROUND (so a record that
+ *     perf record wrote one round late still comes in time order), then
+ *     the FINISHED_ROUND itself is delivered; at the end all the rest.
+ *
+ * Decoded: the attributes (sample_type, sample_regs_user, sample_stack_user,
+ * read_format, sample_id_all, the ids of each attribute, its event name from
+ * the EVENT_DESC feature, else from a PERF_RECORD_EVENT_UPDATE, else from
+ * type/config), the BUILD_ID
+ * feature (and the HEADER_BUILD_ID records of pipe mode), and the records
+ * MMAP, MMAP2 (with or without a build-ID), COMM, FORK, EXIT, SAMPLE and
+ * FINISHED_ROUND; every other record is returned as PERF_EV_OTHER (its
+ * header only), so that nothing is silently lost.  The payloads that follow
+ * HEADER_TRACING_DATA and AUXTRACE records are skipped.  COMPRESSED
+ * records (perf record -z) are returned as PERF_EV_OTHER and followed, as
+ * perf processes them, by the records they decompress to (decomp.h; error
+ * messages locate those by their COMPRESSED record's offset).  A sample's
+ * fields are
+ * decoded for every sample_type bit up to and including
+ * PERF_SAMPLE_STACK_USER (IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID,
+ * CPU, PERIOD, READ, CALLCHAIN, RAW, BRANCH_STACK, REGS_USER, STACK_USER);
+ * later fields are skipped.
+ *
+ * Malformed or truncated input gives ERR_FORMAT with a message naming the
+ * file, the byte offset and what is wrong; it never crashes and never reads
+ * out of bounds.  Not thread-safe: one reader per thread.
+ */
+#ifndef EHELF_PERFDATA_PERF_DATA_H
+#define EHELF_PERFDATA_PERF_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../common/err.h"
+
+typedef struct perf_reader perf_reader;
+
+enum perf_ev_kind {
+	PERF_EV_MMAP,    /* MMAP or MMAP2 */
+	PERF_EV_COMM,
+	PERF_EV_FORK,
+	PERF_EV_EXIT,
+	PERF_EV_SAMPLE,
+	PERF_EV_OTHER,   /* any other record: only type, misc, size, offset
+			  * (and for a kernel record pid/tid/time/cpu from
+			  * its sample_id trailer) are set */
+};
+
+/* One attribute (event) of the file. */
+typedef struct perf_attr_info {
+	uint32_t type;              /* perf_event_attr.type */
+	uint64_t config;
+	uint64_t sample_type;       /* PERF_SAMPLE_* bits */
+	uint64_t read_format;
+	uint64_t sample_regs_user;  /* mask of PERF_REG_X86_* */
+	uint32_t sample_stack_user; /* bytes of stack asked for */
+	bool sample_id_all;
+	bool exclude_callchain_user;
+	const char *name;           /* "cpu-clock", "cycles", ...; never NULL;
+				     * without EVENT_DESC (or EVENT_UPDATE)
+				     * the base name, without modifiers */
+} perf_attr_info;
+
+/*
+ * One event, valid until the next perf_reader_next() call (pointers point
+ * into the reader's buffers; arrays of u64 are 8-byte aligned).  Fields that
+ * the record does not carry are 0 (or NULL): time and cpu of non-sample
+ * records come from their sample_id trailer when sample_id_all is set (a
+ * FORK or EXIT without one has its own time); pid/tid of MMAP, COMM, FORK
+ * and EXIT are the record's own.
+ */
+typedef struct perf_event {
+	enum perf_ev_kind kind;
+	uint32_t type;      /* PERF_RECORD_* of the record */
+	uint16_t misc;      /* perf_event_header.misc */
+	uint32_t size;      /* bytes of the record */
+	uint64_t offset;    /* of the record in the file (pipe: in the stream;
+			     * inside compressed data: of its COMPRESSED record) */
+	uint32_t pid, tid;
+	uint64_t time;      /* ns; 0 if unknown */
+	uint32_t cpu;
+
+	struct {                    /* PERF_EV_MMAP */
+		uint64_t start, len, pgoff;
+		uint32_t prot, flags;   /* MMAP2 only; 0 for MMAP */
+		bool exec;              /* an executable mapping: prot & PROT_EXEC
+					 * or not PERF_RECORD_MISC_MMAP_DATA
+					 * (MMAP has no prot; perf's MMAP2 of the
+					 * kernel has prot 0) */
+		const uint8_t *build_id; /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+		size_t build_id_len;    /* 0 if none */
+		const char *filename;
+	} mmap;
+	struct {                    /* PERF_EV_COMM */
+		const char *comm;
+		bool exec;              /* PERF_RECORD_MISC_COMM_EXEC */
+	} comm;
+	struct {                    /* PERF_EV_FORK, PERF_EV_EXIT */
+		uint32_t ppid, ptid;
+	} task;
+	struct {                    /* PERF_EV_SAMPLE */
+		const perf_attr_info *attr; /* the sample's attribute */
+		uint64_t ip, addr, id, period;
+		const uint64_t *callchain; /* nr entries, incl. PERF_CONTEXT_* markers */
+		uint64_t nr;
+		uint64_t regs_abi;      /* PERF_SAMPLE_REGS_ABI_*; 0: no user regs */
+		uint64_t regs_mask;     /* = attr->sample_regs_user; 0 (and regs
+					 * NULL) when regs_abi is 0 */
+		const uint64_t *regs;   /* one per bit of regs_mask, in bit order */
+		const uint8_t *stack;   /* copy of the user stack from regs' sp;
+					 * NULL when stack_size is 0 */
+		uint64_t stack_size;    /* bytes valid (dyn_size) */
+	} sample;
+} perf_event;
+
+/* Open PATH, or standard input for "-" (pipe mode is detected from the
+ * header either way; a perf.data file, not written with -o -, must be a
+ * regular file).  NULL on failure with ERR set. */
+perf_reader *perf_reader_open(const char *path, ehelf_err *err);
+void perf_reader_close(perf_reader *r);
+
+/* The next event into *EV.  Returns 1, 0 at the end, or a negative ERR_*
+ * (then ERR says why; the reader must not be used further). */
+int perf_reader_next(perf_reader *r, perf_event *ev, ehelf_err *err);
+
+/* The attributes (valid once perf_reader_open has returned, in pipe mode as
+ * the attribute records are met). */
+size_t perf_reader_nattrs(const perf_reader *r);
+const perf_attr_info *perf_reader_attr(const perf_reader *r, size_t i);
+
+/* The build-ID recorded for FILENAME in process PID (the BUILD_ID feature,
+ * or pipe mode's HEADER_BUILD_ID records; an entry for PID itself before
+ * one with pid -1, which matches every process; perf record writes the
+ * host's entries with pid -1).  Returns its length (> 0) with *ID pointing
+ * into the reader, or 0 if none.  Pipe mode meets its records at the end
+ * of the stream.  Build-IDs carried by MMAP2 records (perf record
+ * --buildid-mmap, which then writes no BUILD_ID feature) are in the events
+ * only. */
+size_t perf_reader_build_id(const perf_reader *r, uint32_t pid,
+			    const char *filename, const uint8_t **id);
+
+/* Bytes consumed so far and in all (0 in pipe mode), for a progress line. */
+void perf_reader_progress(const perf_reader *r, uint64_t *done,
+			  uint64_t *total);
+
+#endif
