@@ -42,14 +42,7 @@ trap 'exit 1' INT TERM
 unset EHELF_PATH EHELF_URLS EHELF_CACHE_PATH EHELF_TRUSTED_KEYS EHELF_TIMEOUT \
       EHELF_VERBOSE EHELF_PROGRESS EHELF_ALLOW_UNSIGNED DEBUGINFOD_URLS
 export XDG_CACHE_HOME="$T/xdg" # nothing of the user's is touched
-fails=0
-ok() { echo "  ok: $*"; }
-bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/../common/checks.sh"
 
 # ---- helpers -------------------------------------------------------------
 # port_of FILE WHAT: the port a server just started (the last of $pids)

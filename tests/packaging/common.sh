@@ -16,13 +16,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-ok() { echo "  ok: $*"; }
-bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
+. "$here/../common/checks.sh"
 finish() { # the summary line and the exit status
 	if [ "$fails" -eq 0 ]; then
 		echo "$1: all passed"

@@ -23,14 +23,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 unset DEBUGINFOD_URLS DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
-fails=0
-ok() { echo "  ok: $*"; }
-bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
+. "$here/../common/checks.sh"
 
 # a compiler built with AddressSanitizer reserves terabytes of address
 # space: no RLIMIT_AS for it
