@@ -472,9 +472,12 @@ int main(int argc, char **argv)
 	if (load_compat(argv[1]) < 0)
 		return 1;
 	space = ehelf_space_new();
-	ehelf_space_load_self(space);
+	if (!space || ehelf_space_load_self(space) < 0 ||
+	    ehelf_backtrace_init() < 0) {
+		fprintf(stderr, "bench-unwind: %s\n", ehelf_last_error());
+		return 1;
+	}
 	int with, mods = ehelf_space_modules(space, &with);
-	ehelf_backtrace_init();
 	libdw = libdw_unwinder_new(getpid());
 	if (!libdw)
 		return 1;

@@ -11,10 +11,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "include/ehelf.h"
 #include "local_read.h"
+#include "reader.h"
 #include "space.h"
 #include "step_cache.h"
-#include "unwind.h"
 
 /*
  * Where a step may load directly: the addresses [lo, lo + span8] of the

@@ -36,18 +36,7 @@
 #include <stddef.h>
 
 #include "../common/err.h"
-#include "../common/sign.h"
-
-typedef struct fetch_config {
-	char **urls;               /* NULL-terminated; urls[0] NULL: none */
-	char cache[4096];          /* the cache store's root */
-	double timeout;            /* seconds */
-	int retry_limit;
-	size_t maxsize;
-	bool progress, verbose, allow_unsigned;
-	sign_keyring *keys;        /* the trusted keys */
-	double cache_miss_s, clean_interval_s, max_unused_age_s;
-} fetch_config;
+#include "fetch_types.h"
 
 /* Read the configuration from the environment.  Returns 0, or a negative
  * ERR_* (a trusted-key file that is not a key) with the message. */
@@ -87,9 +76,5 @@ int fetch_ids(const fetch_config *c, const char *const *hex, size_t n,
 
 /* "cached", "not found", "refused", "failed". */
 const char *fetch_status_str(fetch_status s);
-
-/* The cache path of HEX's eh_elf into OUT.  Returns 0 or -1. */
-int fetch_cache_path(const fetch_config *c, const char *hex, char *out,
-		     size_t n);
 
 #endif

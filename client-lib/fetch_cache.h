@@ -22,7 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fetch.h"
+#include "../common/err.h"
+#include "fetch_types.h"
 
 /* The cache's parameters, libdebuginfod's defaults. */
 enum {
@@ -30,6 +31,10 @@ enum {
 	CACHE_CLEAN_INTERVAL_S_DEFAULT = 86400,
 	MAX_UNUSED_AGE_S_DEFAULT = 604800,
 };
+
+/* The cache path of HEX's eh_elf into OUT.  Returns 0 or -1. */
+int fetch_cache_path(const fetch_config *c, const char *hex, char *out,
+		     size_t n);
 
 /* Read the parameter files of C->cache into C (defaults for those
  * missing or unreadable). */

@@ -1,11 +1,12 @@
 /*
  * object.c - one eh_elf (ehelf_object_*), and the thread's last error.
  *
- * ehelf_object_open() is trust_open() of the path as given, under the
- * rules of local files (trust.h): read once, checked to be exactly what
- * the eh_elf writer emits (eh_elf_check.h), those bytes mapped by libehelf
- * itself.  No dlopen: no code of the file runs at load, no library path
- * is searched.  An object is its mapping and four pointers into it.
+ * ehelf_object_open() is trust_open() of the path as given (both in
+ * trust.c), under the rules of local files (trust.h): read once, checked
+ * to be exactly what the eh_elf writer emits (eh_elf_check.h), those
+ * bytes mapped by libehelf itself, then made an object here (object_new).
+ * No dlopen: no code of the file runs at load, no library path is
+ * searched.  An object is its mapping and four pointers into it.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -14,9 +15,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../common/err.h"
 #include "include/ehelf.h"
 #include "object.h"
-#include "trust.h"
 
 struct ehelf_object {
 	void *base;             /* the R+X segment, mapped */
@@ -26,6 +27,20 @@ struct ehelf_object {
 	ehelf_describe_fn describe;
 	const struct ehelf_info *info;
 };
+
+/* One error domain: libehelf's internal codes are its public ones. */
+_Static_assert((int)ERR_IO == (int)EHELF_ERR_IO &&
+	       (int)ERR_FORMAT == (int)EHELF_ERR_FORMAT &&
+	       (int)ERR_UNSUPPORTED == (int)EHELF_ERR_UNSUPPORTED &&
+	       (int)ERR_NOMEM == (int)EHELF_ERR_NOMEM &&
+	       (int)ERR_ARG == (int)EHELF_ERR_ARG &&
+	       (int)ERR_NOTFOUND == (int)EHELF_ERR_NOT_FOUND &&
+	       (int)ERR_UNTRUSTED == (int)EHELF_ERR_UNTRUSTED &&
+	       (int)ERR_CONFIG == (int)EHELF_ERR_CONFIG,
+	       "ERR_* and EHELF_ERR_* differ");
+_Static_assert(EHELF_ERR_IO < EHELF_E_BOUNDS - 128 &&
+	       EHELF_ERR_CONFIG < EHELF_ERR_IO,
+	       "EHELF_ERR_* must stay clear of the step statuses and -errno");
 
 static __thread char last_error[512];
 
@@ -66,13 +81,6 @@ ehelf_object *object_new(void *base, size_t maplen, const eh_elf_layout *l)
 	o->describe = (ehelf_describe_fn)(b + l->off_describe);
 	o->info = (const struct ehelf_info *)(b + l->off_info);
 	return o;
-}
-
-ehelf_object *ehelf_object_open(const char *path)
-{
-	/* a path the program gives: used as it is, never searched for */
-	static const trust_policy local = { .origin = TRUST_LOCAL };
-	return trust_open(path, NULL, &local);
 }
 
 void ehelf_object_close(ehelf_object *o)
@@ -119,4 +127,9 @@ const char *ehelf_status_str(int status)
 	case EHELF_E_BOUNDS: return "read outside the stack bounds";
 	}
 	return "unknown status";
+}
+
+const char *ehelf_err_str(int code)
+{
+	return err_code_name(code);
 }

@@ -12,7 +12,6 @@
 #include "../common/buildid.h"
 #include "fetch_cache.h"
 #include "object.h"
-#include "space.h"
 #include "trust.h"
 
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;

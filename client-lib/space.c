@@ -22,10 +22,12 @@
 
 #include "../common/buildid.h"
 #include "../common/elf_file.h"
+#include "../common/err.h"
 #include "fallback_dwarf.h"
 #include "object.h"
 #include "resolve.h"
 #include "space.h"
+#include "step_cache.h"
 
 /* ---- the process-wide cache of eh_elfs ------------------------------------ */
 
@@ -129,6 +131,12 @@ int module_attach(module *m)
  * drops them (MADV_DONTNEED) instead of writing them all; a thread
  * unwinding meanwhile reads either an entry or zeros, both safe (an
  * entry is checked against its key, and an all-zero one never matches). */
+/* what ehelf.h says of its size */
+_Static_assert(STEP_CACHE_SETS == 8192 && STEP_CACHE_WAYS == 4 &&
+	       sizeof(step_cache_entry) == 16 &&
+	       STEP_CACHE_SIZE * sizeof(step_cache_entry) == 512 * 1024,
+	       "ehelf.h documents the step cache's size: update it");
+
 static step_cache_entry *step_cache_new(void)
 {
 	void *m = mmap(NULL, STEP_CACHE_SIZE * sizeof(step_cache_entry),
@@ -224,17 +232,23 @@ int ehelf_space_modules(const ehelf_space *s, int *with_ehelf)
 	return (int)s->n;
 }
 
+static int err_nomem(void)
+{
+	ehelf_set_error("out of memory");
+	return ERR_NOMEM;
+}
+
 static int insert(ehelf_space *s, module *m)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 32;
 		module **v = realloc(s->mods, cap * sizeof *v);
 		if (!v)
-			return -ENOMEM;
+			return err_nomem();
 		s->mods = v;
 		uint64_t *st = realloc(s->starts, cap * sizeof *st);
 		if (!st)
-			return -ENOMEM;
+			return err_nomem();
 		s->starts = st;
 		s->cap = cap;
 	}
@@ -257,14 +271,15 @@ static int add(ehelf_space *s, const ehelf_module_desc *d, const void *image,
 	       size_t image_size)
 {
 	if (d->start >= d->end) {
-		ehelf_set_error("module range %#llx..%#llx is empty",
+		ehelf_set_error("%s: module range %#llx..%#llx is empty",
+				d->path ? d->path : "module without path",
 				(unsigned long long)d->start,
 				(unsigned long long)d->end);
-		return -EINVAL;
+		return ERR_ARG;
 	}
 	module *m = calloc(1, sizeof *m);
 	if (!m)
-		return -ENOMEM;
+		return err_nomem();
 	pthread_mutex_init(&m->dw_lock, NULL);
 	m->start = d->start;
 	m->end = d->end;
@@ -273,7 +288,7 @@ static int add(ehelf_space *s, const ehelf_module_desc *d, const void *image,
 	m->image_size = image_size;
 	if (d->path && !(m->path = strdup(d->path))) {
 		module_free(m);
-		return -ENOMEM;
+		return err_nomem();
 	}
 	if (d->build_id && d->build_id_len && d->build_id_len <= sizeof m->build_id) {
 		memcpy(m->build_id, d->build_id, d->build_id_len);
@@ -305,7 +320,40 @@ static int add(ehelf_space *s, const ehelf_module_desc *d, const void *image,
 
 int ehelf_space_add_module(ehelf_space *s, const ehelf_module_desc *d)
 {
+	if (!s || !d) {
+		ehelf_set_error("ehelf_space_add_module: %s is NULL",
+				!s ? "the space" : "the module");
+		return ERR_ARG;
+	}
 	return add(s, d, NULL, 0);
+}
+
+/* The first failure of a load, kept while the others go on. */
+typedef struct load {
+	ehelf_space *s;
+	int first;		/* 0, or the first failure's ERR_* code */
+	char msg[512];		/* its message */
+} load;
+
+static void load_failed(load *l, int rc)
+{
+	if (rc < 0 && !l->first) {
+		l->first = rc;
+		snprintf(l->msg, sizeof l->msg, "%s", ehelf_last_error());
+	}
+}
+
+static int load_end(const load *l)
+{
+	if (l->first)
+		ehelf_set_error("%s", l->msg);
+	return l->first;
+}
+
+static int null_space(const char *call)
+{
+	ehelf_set_error("%s: the space is NULL", call);
+	return ERR_ARG;
 }
 
 /* ---- this process --------------------------------------------------------- */
@@ -342,7 +390,7 @@ static size_t scan_notes(const ElfW(Phdr) *ph, ElfW(Addr) base, uint8_t *out,
 static int self_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	ehelf_space *s = arg;
+	load *l = arg;
 	uint8_t id[64];
 	size_t idlen = 0;
 	bool ehelf = false;
@@ -359,7 +407,8 @@ static int self_module(struct dl_phdr_info *info, size_t size, void *arg)
 							    : "/proc/self/exe";
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    !ph->p_memsz)
 			continue;
 		ehelf_module_desc d = {
 			.start = info->dlpi_addr + ph->p_vaddr,
@@ -375,46 +424,72 @@ static int self_module(struct dl_phdr_info *info, size_t size, void *arg)
 			image = eh;
 			image_size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
 		}
-		add(s, &d, image, image_size);
+		load_failed(l, add(l->s, &d, image, image_size));
 	}
 	return 0;
 }
 
 int ehelf_space_load_self(ehelf_space *s)
 {
-	dl_iterate_phdr(self_module, s);
-	return 0;
+	if (!s)
+		return null_space("ehelf_space_load_self");
+	load l = { .s = s };
+	dl_iterate_phdr(self_module, &l);
+	return load_end(&l);
 }
 
 /* ---- another process ------------------------------------------------------ */
 
 /* Bias of the executable mapping of PATH at file offset OFF starting at
- * START (elf_file_load_bias).  -1 for files that are not ELF, and for
+ * START (elf_file_load_bias).  1 for files that are not ELF, and for
  * eh_elfs (the target may be unwinding with ehelf itself: they are not
- * modules to unwind). */
+ * modules to unwind); ERR_IO / ERR_NOTFOUND (message set) for a file
+ * that cannot be opened or read. */
 static int mapping_bias(const char *path, uint64_t start, uint64_t off,
 			uint64_t *bias)
 {
 	elf_file f;
 	ehelf_err err;
-	if (elf_file_open(&f, path, &err) < 0)
-		return -1;
+	int orc = elf_file_open(&f, path, &err);
+	if (orc == ERR_IO || orc == ERR_NOTFOUND || orc == ERR_NOMEM) {
+		ehelf_set_error("%s", err.msg);
+		return orc;
+	}
+	if (orc < 0)
+		return 1;
 	elf_section note;
 	int rc = elf_file_section(&f, ".note.ehelf", &note, &err) < 0 &&
-		 elf_file_load_bias(&f, start, off, true, false, bias) == 0 ? 0 : -1;
+		 elf_file_load_bias(&f, start, off, true, false, bias) == 0 ? 0 : 1;
 	elf_file_close(&f);
 	return rc;
 }
 
 int ehelf_space_load_pid(ehelf_space *s, int pid)
 {
+	if (!s)
+		return null_space("ehelf_space_load_pid");
+	if (pid <= 0) {
+		ehelf_set_error("ehelf_space_load_pid: %d is not a process ID",
+				pid);
+		return ERR_ARG;
+	}
 	char maps[64];
 	snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
 	FILE *in = fopen(maps, "re");
 	if (!in) {
-		ehelf_set_error("%s: %s", maps, strerror(errno));
-		return -errno;
+		int e = errno;
+		if (e == ENOENT || e == ESRCH) {
+			ehelf_set_error("no process %d (%s: %s)", pid, maps,
+					strerror(e));
+			return ERR_NOTFOUND;
+		}
+		ehelf_set_error("%s: %s%s", maps, strerror(e),
+				e == EACCES || e == EPERM
+					? " (another user's process: ptrace "
+					  "access is needed)" : "");
+		return err_from_errno(e);
 	}
+	load l = { .s = s };
 	char *line = NULL;
 	size_t cap = 0;
 	while (getline(&line, &cap, in) > 0) {
@@ -430,13 +505,21 @@ int ehelf_space_load_pid(ehelf_space *s, int pid)
 		if (strstr(path, " (deleted)"))
 			continue;
 		uint64_t bias;
-		if (mapping_bias(path, start, off, &bias) < 0)
+		int rc = mapping_bias(path, start, off, &bias);
+		if (rc != 0) {
+			load_failed(&l, rc);
 			continue;
+		}
 		ehelf_module_desc d = { .start = start, .end = end, .bias = bias,
 					.path = path };
-		add(s, &d, NULL, 0);
+		load_failed(&l, add(s, &d, NULL, 0));
+	}
+	if (ferror(in) && !l.first) {
+		ehelf_set_error("%s: %s", maps, strerror(errno));
+		l.first = ERR_IO;
+		snprintf(l.msg, sizeof l.msg, "%s", ehelf_last_error());
 	}
 	free(line);
 	fclose(in);
-	return 0;
+	return load_end(&l);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../common/buildid.h"
+#include "../common/err.h"
 #include "fetch.h"
 #include "object.h"
 #include "resolve.h"
@@ -34,9 +35,13 @@ static size_t lacking(const ehelf_space *s, char (*hex)[BUILDID_HEX_MAX + 1])
 
 int ehelf_space_fetch(ehelf_space *s, double timeout_seconds)
 {
+	if (!s) {
+		ehelf_set_error("ehelf_space_fetch: the space is NULL");
+		return ERR_ARG;
+	}
 	const fetch_config *pc = resolve_config();
 	if (!pc)
-		return -EINVAL; /* the reason is set */
+		return ERR_CONFIG; /* the reason is set */
 	int attached = 0;
 	/* what has appeared since the space was built, in any place */
 	for (size_t i = 0; i < s->n; i++)
@@ -49,7 +54,7 @@ int ehelf_space_fetch(ehelf_space *s, double timeout_seconds)
 		free(ids);
 		free(st);
 		ehelf_set_error("out of memory");
-		return -ENOMEM;
+		return ERR_NOMEM;
 	}
 	size_t k = lacking(s, hex);
 	for (size_t i = 0; i < k; i++)
@@ -67,7 +72,7 @@ int ehelf_space_fetch(ehelf_space *s, double timeout_seconds)
 	free(st);
 	if (rc < 0) {
 		ehelf_set_error("%s", err.msg);
-		return attached ? attached : -EIO;
+		return attached ? attached : rc < 0 ? rc : ERR_IO;
 	}
 	return attached;
 }

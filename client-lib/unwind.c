@@ -25,6 +25,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "../common/err.h"
 #include "cached_step.h"
 #include "fallback_dwarf.h"
 #include "lenient_step.h"
@@ -410,15 +411,20 @@ static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Build the process-wide space and swap it in. */
-static int rebuild(void)
+/* Build the process-wide space and swap it in.  Returns 0, ERR_NOMEM
+ * when no space could be made (nothing swapped), or the first failure of
+ * ehelf_space_load_self (the space swapped in all the same); *SWAPPED
+ * says which. */
+static int rebuild(bool *swapped)
 {
 	unsigned long c[2] = { 0, 0 };
 	dl_iterate_phdr(read_counters, c);
+	*swapped = false;
 	ehelf_space *s = ehelf_space_new();
 	if (!s)
-		return -ENOMEM;
-	ehelf_space_load_self(s);
+		return ERR_NOMEM; /* the message is set */
+	int rc = ehelf_space_load_self(s);
+	*swapped = true;
 	pthread_mutex_lock(&global_lock);
 	ehelf_space *old = atomic_exchange(&global_space, s);
 	loaded_adds = c[0];
@@ -435,22 +441,33 @@ static int rebuild(void)
 		}
 	} /* else: kept until a rebuild finds no pin */
 	pthread_mutex_unlock(&global_lock);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
-int ehelf_backtrace_init(void)
+/* ehelf_backtrace_init; *BUILT: a new space is in use. */
+static int backtrace_init(bool *built)
 {
 	unsigned long epoch;
+	int rc;
+	*built = false;
 	do {
 		epoch = atomic_load(&fetched_epoch);
-		int rc = rebuild();
-		if (rc < 0)
+		bool swapped;
+		rc = rebuild(&swapped);
+		if (!swapped)
 			return rc;
+		*built = true;
 		/* eh_elfs fetched during the build, perhaps after their
 		 * modules were resolved, when process_space_pickup found no
 		 * space built yet: again */
 	} while (atomic_load(&fetched_epoch) != epoch);
-	return 0;
+	return rc;
+}
+
+int ehelf_backtrace_init(void)
+{
+	bool built;
+	return backtrace_init(&built);
 }
 
 void process_space_pickup(void)
@@ -489,7 +506,10 @@ bool process_space_refresh(void)
 	dl_iterate_phdr(read_counters, c);
 	bool changed = c[0] != atomic_load(&loaded_adds) ||
 		       c[1] != atomic_load(&loaded_subs);
-	return changed && ehelf_backtrace_init() == 0;
+	bool built = false;
+	if (changed)
+		backtrace_init(&built);
+	return built;
 }
 
 __attribute__((noinline)) int backtrace_with(void **ips, int max,

@@ -1,9 +1,9 @@
 /*
  * unwind.h - libehelf's unwinder, inside (unwind.c; the public calls are
  * in include/ehelf.h): how memory is read during an unwind (a thread's
- * own stack, a snapshot of another's), one step from a frame, the walk
- * behind ehelf_backtrace, and the process-wide address space it unwinds
- * in.  The spaces and modules themselves: space.h.
+ * own stack, a snapshot of another's; the types: reader.h), one step from
+ * a frame, the walk behind ehelf_backtrace, and the process-wide address
+ * space it unwinds in.  The spaces and modules themselves: space.h.
  */
 #ifndef EHELF_CLIENT_UNWIND_H
 #define EHELF_CLIENT_UNWIND_H
@@ -12,23 +12,8 @@
 #include <stdint.h>
 
 #include "include/ehelf.h"
+#include "reader.h"
 #include "space.h"
-
-/* A copy of a stack: the bytes of [addr, addr + size) are at data. */
-typedef struct snapshot {
-	uint64_t addr, size;
-	const uint8_t *data;
-	ehelf_read_fn read;  /* memory outside it */
-	void *arg;
-} snapshot;
-
-/* How memory is read during an unwind. */
-typedef struct reader {
-	bool local;          /* ARG is the thread's local_range */
-	ehelf_read_fn read;
-	void *arg;           /* a snapshot for snapshot_read */
-	const snapshot *snap; /* reads inside it may be direct loads */
-} reader;
 
 /* ehelf_read_fn over a snapshot: inside it from the copy, else through
  * its read function. */

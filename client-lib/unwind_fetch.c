@@ -40,13 +40,20 @@ static void *fetch_thread(void *arg)
 	ehelf_space *s = ehelf_space_new();
 	if (!s)
 		return NULL;
-	ehelf_space_load_self(s);
+	/* a module that failed to load is only not fetched for */
+	int loaded = ehelf_space_load_self(s);
+	char load_error[256] = "";
+	if (loaded < 0)
+		snprintf(load_error, sizeof load_error, "%s", ehelf_last_error());
 	int n = ehelf_space_fetch(s, 0);
 	if (n > 0)
 		process_space_pickup();
 	const char *v = secure_getenv("EHELF_VERBOSE");
 	if (v && *v && strcmp(v, "0") != 0) {
 		int with, mods = ehelf_space_modules(s, &with);
+		if (loaded < 0)
+			fprintf(stderr, "libehelf-unwind: listing the modules: "
+				"%s\n", load_error);
 		if (n < 0)
 			fprintf(stderr, "libehelf-unwind: fetching: %s\n",
 				ehelf_last_error());

@@ -1,6 +1,7 @@
 /* err.c - see err.h. */
 #include "err.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,18 @@ const char *err_code_name(int code)
 	case ERR_NOMEM: return "out of memory";
 	case ERR_ARG: return "invalid argument";
 	case ERR_NOTFOUND: return "not found";
+	case ERR_UNTRUSTED: return "untrusted";
+	case ERR_CONFIG: return "invalid configuration";
 	}
 	return "unknown error";
+}
+
+int err_from_errno(int e)
+{
+	switch (e) {
+	case ENOMEM: return ERR_NOMEM;
+	case ENOENT: case ESRCH: case ENOTDIR: return ERR_NOTFOUND;
+	case EINVAL: return ERR_ARG;
+	}
+	return ERR_IO;
 }

@@ -14,15 +14,28 @@
 
 #include <stddef.h>
 
+/*
+ * One error domain, shared with libehelf's public calls: these are the
+ * values of EHELF_ERR_* in client-lib/include/ehelf.h (tied there by
+ * _Static_assert), all below -1000, so that they collide neither with the
+ * eh_elf step statuses (EHELF_STEP, EHELF_OUTERMOST, EHELF_E_*: -6..1) nor
+ * with any -errno (Linux's end at -133) nor with each other.
+ */
 enum ehelf_errcode {
 	ERR_OK = 0,
-	ERR_IO = -1,          /* open/read/mmap failed (errno in message) */
-	ERR_FORMAT = -2,      /* malformed input: truncated, bad field value */
-	ERR_UNSUPPORTED = -3, /* well-formed, but outside what ehelf handles */
-	ERR_NOMEM = -4,       /* allocation failed */
-	ERR_ARG = -5,         /* invalid argument from the caller */
-	ERR_NOTFOUND = -6,    /* requested thing is absent (section, build-ID) */
+	ERR_IO = -1001,          /* open/read/mmap failed (errno in message) */
+	ERR_FORMAT = -1002,      /* malformed input: truncated, bad field value */
+	ERR_UNSUPPORTED = -1003, /* well-formed, but outside what ehelf handles */
+	ERR_NOMEM = -1004,       /* allocation failed */
+	ERR_ARG = -1005,         /* invalid argument from the caller */
+	ERR_NOTFOUND = -1006,    /* requested thing is absent (section, build-ID) */
+	ERR_UNTRUSTED = -1007,   /* refused by the trust rules (owner, signature) */
+	ERR_CONFIG = -1008,      /* invalid configuration (environment, key files) */
 };
+
+/* The ERR_* code for errno value E (ENOMEM, ENOENT, EINVAL, ...; ERR_IO
+ * for the others). */
+int err_from_errno(int e);
 
 typedef struct ehelf_err {
 	int code;        /* last ERR_* code set, 0 if none */

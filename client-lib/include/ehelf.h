@@ -14,8 +14,12 @@
  * The eh_elf binary interface, the register set and the status codes are
  * in ehelf_abi.h; docs/unwinder.md describes the design and its figures.
  *
- * Errors: calls return negative codes (EHELF_E_* of ehelf_abi.h, or
- * -errno) or NULL; ehelf_last_error() then says why, in this thread.
+ * Errors: two kinds of negative return, never sharing a value.  The step
+ * and unwind calls return the step statuses of ehelf_abi.h (EHELF_STEP,
+ * EHELF_OUTERMOST, EHELF_E_*: -6..1, the eh_elf ABI's).  Every other call
+ * that can fail returns NULL or one of the EHELF_ERR_* codes below (all
+ * below -1000: no step status, no -errno), and ehelf_last_error() then
+ * says why, in this thread.
  * Thread safety: objects and finished spaces may be used by any number of
  * threads at once.  Async-signal safety: the step and unwind calls, once
  * the space is built, for modules with an eh_elf (see ehelf_unwind_local).
@@ -38,6 +42,32 @@ extern "C" {
 #define EHELF_API
 #endif
 
+/*
+ * The failures of the calls that do not step (ehelf_space_*,
+ * ehelf_backtrace_init): one of these, with a message a user can act on
+ * in ehelf_last_error() (the file, the pid, the variable, errno's text).
+ * ehelf_err_str() names a code.
+ */
+enum ehelf_error {
+	EHELF_ERR_IO = -1001,          /* a file or /proc could not be opened
+					* or read (permission, I/O error) */
+	EHELF_ERR_FORMAT = -1002,      /* malformed input (a file, a reply) */
+	EHELF_ERR_UNSUPPORTED = -1003, /* well-formed, beyond what ehelf does */
+	EHELF_ERR_NOMEM = -1004,       /* out of memory */
+	EHELF_ERR_ARG = -1005,         /* an invalid argument (NULL space, an
+					* empty module range, a bad build-ID) */
+	EHELF_ERR_NOT_FOUND = -1006,   /* absent: no such process or file */
+	EHELF_ERR_UNTRUSTED = -1007,   /* refused by the trust rules
+					* (docs/trust.md) */
+	EHELF_ERR_CONFIG = -1008,      /* invalid configuration ($EHELF_URLS,
+					* $EHELF_TIMEOUT, a trusted-key file
+					* that is not a key, ...) */
+};
+
+/* "I/O error", "not found", ... for an EHELF_ERR_* code (and 0:
+ * "success"); never NULL. */
+EHELF_API const char *ehelf_err_str(int code);
+
 typedef struct ehelf_object ehelf_object;
 
 /*
@@ -56,7 +86,8 @@ EHELF_API ehelf_object *ehelf_object_open(const char *eh_elf_path);
 EHELF_API void ehelf_object_close(ehelf_object *o);
 
 /* The reason of the last failure in this thread (ehelf_object_open, the
- * space calls); never NULL. */
+ * space calls, ehelf_backtrace_init); never NULL.  Only meaningful right
+ * after a call failed: successful calls do not clear it. */
 EHELF_API const char *ehelf_last_error(void);
 
 /* The eh_elf's ehelf_info (source build-ID, covered range, statistics). */
@@ -108,10 +139,12 @@ EHELF_API const char *ehelf_status_str(int status);
  * eh_elf (see ehelf_unwind_local).  A space must not be changed while
  * another thread unwinds with it.
  *
- * Each space keeps a step cache (64 KiB, allocated with it): the eh_elf's
- * summary of the row of each pc met (ehelf_object_describe), so that a pc
- * seen before is stepped without looking its module and row up again.
- * Threads share it without locks; adding a module clears it.
+ * Each space keeps a step cache (8,192 four-way sets of 16-byte entries:
+ * 512 KiB of address space mapped with it, of which only the pages
+ * touched cost memory): the eh_elf's summary of the row of each pc met
+ * (ehelf_object_describe), so that a pc seen before is stepped without
+ * looking its module and row up again.  Threads share it without locks;
+ * adding a module clears it.
  */
 typedef struct ehelf_space ehelf_space;
 
@@ -123,16 +156,30 @@ typedef struct ehelf_module_desc {
 	size_t build_id_len;
 } ehelf_module_desc;
 
+/* A new, empty space; NULL when out of memory (ehelf_last_error()). */
 EHELF_API ehelf_space *ehelf_space_new(void);
 EHELF_API void ehelf_space_free(ehelf_space *s);
 
-/* Add one module (snapshots: perf.data, core files).  Returns 0 or a
- * negative EHELF_E_* / errno-style code; ehelf_last_error() says why. */
+/* Add one module (snapshots: perf.data, core files).  Returns 0, or
+ * EHELF_ERR_ARG (S or M NULL, an empty range) or EHELF_ERR_NOMEM, the
+ * space unchanged.  A module whose file cannot be read is added all the
+ * same (without build-ID, eh_elf or DWARF fallback unless given one). */
 EHELF_API int ehelf_space_add_module(ehelf_space *s,
 				     const ehelf_module_desc *m);
 
-/* Add the modules of this process (dl_iterate_phdr), or of process PID
- * (/proc/PID/maps and the mapped files' program headers). */
+/*
+ * Add the modules of this process (dl_iterate_phdr), or of process PID
+ * (/proc/PID/maps and the mapped files' program headers).  Every module
+ * that can be added is added.  Returns 0 when all were; else the first
+ * failure's EHELF_ERR_* code, its message in ehelf_last_error(), the
+ * modules added before and after it staying in the space (a caller may
+ * warn and unwind with them: ehelf_space_modules() counts them).
+ * load_pid: EHELF_ERR_NOT_FOUND when there is no process PID,
+ * EHELF_ERR_IO when its maps cannot be read (permission) or a mapped
+ * file cannot be opened (another mount namespace, say: that module is
+ * left out).  Executable mappings that are not ELF files, and eh_elfs,
+ * are no modules and no failure.
+ */
 EHELF_API int ehelf_space_load_self(ehelf_space *s);
 EHELF_API int ehelf_space_load_pid(ehelf_space *s, int pid);
 
@@ -153,9 +200,12 @@ EHELF_API int ehelf_space_modules(const ehelf_space *s, int *with_ehelf);
  * unwind or a signal handler: it allocates, takes locks, waits): a
  * module's eh_elf is published atomically, so an unwind meets either the
  * DWARF fallback or the eh_elf for it.  Not while the space is changed or
- * freed.  Returns the number of eh_elfs newly attached, or a negative
- * code (-EINVAL: the configuration, a trusted-key file that is not a key;
- * -EIO: the cache cannot be created) with ehelf_last_error().
+ * freed.  Returns the number of eh_elfs newly attached (when some were
+ * attached before a failure, that number, the failure's message in
+ * ehelf_last_error()), or an EHELF_ERR_* code with ehelf_last_error():
+ * EHELF_ERR_ARG (S NULL), EHELF_ERR_CONFIG (the environment, a
+ * trusted-key file that is not a key), EHELF_ERR_IO (the cache cannot be
+ * created), EHELF_ERR_NOMEM, or the first download's failure.
  */
 EHELF_API int ehelf_space_fetch(ehelf_space *s, double timeout_seconds);
 
@@ -274,7 +324,10 @@ EHELF_API int ehelf_backtrace(void **ips, int max);
 
 /* Build (or rebuild) the process-wide space now, outside a signal
  * handler.  A space replaced while a signal handler unwinds with it is
- * freed at a later rebuild.  Returns 0 or -ENOMEM. */
+ * freed at a later rebuild.  Returns 0; EHELF_ERR_NOMEM when no space
+ * could be made (the previous one, if any, stays); or the first failure
+ * of ehelf_space_load_self (the new space is in use, without the modules
+ * that failed).  ehelf_last_error() says why. */
 EHELF_API int ehelf_backtrace_init(void);
 
 #ifdef __cplusplus

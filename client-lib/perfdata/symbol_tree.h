@@ -2,7 +2,8 @@
  * symbol_tree.h - inside perfdata's symbol tables: the table's layout, and
  * the builder that replays perf 6.1's red-black tree of symbols, for the
  * files that fill a table (elf_symbols.c, kallsyms_perfmap.c) or save and
- * map one (saved_table.c).  Not for users: they see symbols.h.
+ * map one (saved_table.c); and the table's lookups (symtab_find, ...),
+ * which users reach through symbols.h, as the rest is not for them.
  *
  * A loader fills a `struct builder` (zeroed, root -1, its flags set) with
  * symtree_insert() in perf's insertion order, runs perf's passes where
@@ -18,9 +19,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbols.h"
+#include "../../common/err.h"
 
 /* ---- the table ---------------------------------------------------------- */
+
+typedef struct symtab symtab;
+
+/* The symbol covering ADDR (link-time address for an ELF, as in its
+ * symbols; a kernel address for kallsyms): its name, with *OFF set to ADDR
+ * minus the symbol's start; NULL if none covers it. */
+const char *symtab_find(const symtab *s, uint64_t addr, uint64_t *off);
+
+void symtab_free(symtab *s);
+
+/* Number of symbols (for tests). */
+size_t symtab_size(const symtab *s);
+
+/* The I-th symbol in address order, I < symtab_size(): its name, with
+ * *START and *SIZE (after the size-0 extension) set (for tests). */
+const char *symtab_symbol(const symtab *s, size_t i, uint64_t *start,
+			  uint64_t *size);
 
 /* Without pointers, so that a saved table (symtab_save) is used as
  * mapped: this layout is the saved file's (saved_table.c's SAVED_VERSION

@@ -1,8 +1,10 @@
 /*
  * symbols.h - function names for addresses, as `perf script` prints them;
- * the public face of perfdata's symbol tables: the table and its lookups
- * here (symbol_tree.c), the ways to make one in the headers it includes:
+ * the public face of perfdata's symbol tables, in the headers it includes:
  *
+ *   symbol_tree.h       the table and its lookups (symtab_find, ...); the
+ *                       rest of it, the table's layout and the builder,
+ *                       is for the loaders below
  *   elf_symbols.h       an ELF file's table (debug-file search included),
  *                       made or mapped back from a saved one
  *   kallsyms_perfmap.h  the kernel's table (/proc/kallsyms), a JIT's map
@@ -46,22 +48,6 @@
 #include "elf_symbols.h"
 #include "kallsyms_perfmap.h"
 #include "saved_table.h"
-
-typedef struct symtab symtab;
-
-/* The symbol covering ADDR (link-time address for an ELF, as in its
- * symbols; a kernel address for kallsyms): its name, with *OFF set to ADDR
- * minus the symbol's start; NULL if none covers it. */
-const char *symtab_find(const symtab *s, uint64_t addr, uint64_t *off);
-
-void symtab_free(symtab *s);
-
-/* Number of symbols (for tests). */
-size_t symtab_size(const symtab *s);
-
-/* The I-th symbol in address order, I < symtab_size(): its name, with
- * *START and *SIZE (after the size-0 extension) set (for tests). */
-const char *symtab_symbol(const symtab *s, size_t i, uint64_t *start,
-			  uint64_t *size);
+#include "symbol_tree.h"
 
 #endif

@@ -15,6 +15,7 @@
 #include "../common/xorshift.h"
 #include "../../client-lib/cached_step.h"
 #include "../../client-lib/summary_step.h"
+#include "../../client-lib/unwind.h"
 #include "unit.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ull;

@@ -176,7 +176,10 @@ int main(int argc, char **argv)
 {
 	expect_dwarf = argc > 1 && !strcmp(argv[1], "--expect-dwarf");
 	space = ehelf_space_new();
-	ehelf_space_load_self(space);
+	if (!space || ehelf_space_load_self(space) < 0) {
+		fprintf(stderr, "compare-libunwind: %s\n", ehelf_last_error());
+		return 1;
+	}
 	int with;
 	int mods = ehelf_space_modules(space, &with);
 	scen_all();

@@ -117,7 +117,10 @@ int main(int argc, char **argv)
 	_Static_assert(STACK_WORDS * 8 == 2 * PAGE, "the stack fills two pages");
 
 	ehelf_space *with = ehelf_space_new();
-	ehelf_space_load_self(with);
+	if (!with || ehelf_space_load_self(with) < 0) {
+		fprintf(stderr, "robustness: %s\n", ehelf_last_error());
+		return 1;
+	}
 	int n_eh;
 	ehelf_space_modules(with, &n_eh);
 	ehelf_space *without = ehelf_space_new();

@@ -205,8 +205,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	space = ehelf_space_new();
-	ehelf_space_load_self(space);
-	if (ehelf_backtrace_init() < 0) {
+	if (!space || ehelf_space_load_self(space) < 0 ||
+	    ehelf_backtrace_init() < 0) {
 		fprintf(stderr, "sample-compare: %s\n", ehelf_last_error());
 		return 1;
 	}
