@@ -85,6 +85,7 @@ SERVER_LIB_DEPS := $(shell pkg-config --libs libmicrohttpd libdebuginfod sqlite3
                      libcrypto 2>/dev/null || \
                      echo -lmicrohttpd -ldebuginfod -lsqlite3 -lcrypto) -lpthread
 $(B)/bin/ehelf-server: $(B)/obj/server/ehelf_server.o $(SERVER_SRC:%.c=$(B)/obj/%.o) \
+                       $(B)/obj/common/index_db.o \
                        $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SERVER_LIB_DEPS)
@@ -506,10 +507,10 @@ run: deps all
 		--gpg-key $$(packaging/repo-key.sh $(REPO_GNUPG))
 
 # ---- packaging/: -ehelf packages, the apt repository, dh_ehelf ----------
-# (docs/packaging.md)  ehelf-pkg reads the database through the builder's
-# db.c, read-only (which links the batch builder's package readers)
+# (docs/packaging.md)  ehelf-pkg reads the database read-only through
+# common/index_db.c, as ehelf-server does
 PKG_SRC := $(wildcard packaging/*.c)
-$(B)/bin/ehelf-pkg: $(PKG_SRC:%.c=$(B)/obj/%.o) $(BATCH_SRC:%.c=$(B)/obj/%.o) $(CORE_LIB)
+$(B)/bin/ehelf-pkg: $(PKG_SRC:%.c=$(B)/obj/%.o) $(B)/obj/common/index_db.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(BATCH_LIBS)
 all: $(B)/bin/ehelf-pkg

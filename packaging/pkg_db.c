@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/batch/db.h"
+#include "../common/index_db.h"
 
 const char *pkg_skip_reason_str(enum pkg_skip_reason reason)
 {
@@ -213,17 +213,16 @@ static void pkg_free(pkg *p)
 int pkg_db_load(pkg_set *set, const char *path, ehelf_err *err)
 {
 	memset(set, 0, sizeof *set);
-	batch_db *db;
-	int rc = db_open(&db, path, DB_READ_ONLY, err);
+	sqlite3 *h;
+	int rc = index_db_open_read(&h, path, err);
 	if (rc < 0)
 		return rc;
-	sqlite3 *h = db_handle(db);
 	row_map *map = NULL;
 	size_t n_map = 0;
 	if ((rc = load_packages(h, path, set, &map, &n_map, err)) == 0)
 		rc = load_elfs(h, path, set, map, n_map, err);
 	free(map);
-	db_close(db);
+	sqlite3_close(h);
 	if (rc < 0) {
 		pkg_set_free(set);
 		return rc;

@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include "../common/buildid.h"
+#include "../common/index_db.h"
 
 static const char schema_sql[] =
 #include "schema_sql.h"
 	;
 
-/* The newest schema this server reads (PRAGMA user_version). */
-enum { INDEX_SCHEMA_VERSION = 2 };
+enum { INDEX_SCHEMA_VERSION = INDEX_DB_VERSION };
 
 struct server_index {
 	char path[4096];
@@ -125,19 +125,9 @@ void index_close(server_index *ix)
 	free(ix);
 }
 
-/* Can H read the eh_elfs table? */
-static bool readable(sqlite3 *h)
-{
-	sqlite3_stmt *s = NULL;
-	bool ok = sqlite3_prepare_v2(h, "SELECT count(*) FROM eh_elfs", -1, &s,
-				     NULL) == SQLITE_OK &&
-		  sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return ok;
-}
-
-/* This thread's read connection, opened on first use; NULL if it cannot
- * be (the lookup then answers "unknown"). */
+/* This thread's read connection, opened on first use (as an immutable
+ * snapshot where sqlite cannot make the WAL's -shm: index_db.h); NULL if
+ * it cannot be (the lookup then answers "unknown"). */
 static reader *thread_reader(server_index *ix)
 {
 	reader *r = pthread_getspecific(ix->reader);
@@ -147,27 +137,8 @@ static reader *thread_reader(server_index *ix)
 	if (!r)
 		return NULL;
 	pthread_setspecific(ix->reader, r);
-	if (sqlite3_open_v2(ix->path, &r->h, SQLITE_OPEN_READONLY |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
-	    !readable(r->h)) {
-		/* a WAL database in a directory this user cannot write (a
-		 * read-only store, a sandboxed service): sqlite cannot make
-		 * its -shm file there; read it as a file nobody changes */
-		sqlite3_close(r->h);
-		r->h = NULL;
-		char *uri = sqlite3_mprintf("file:%s?immutable=1", ix->path);
-		if (!uri || sqlite3_open_v2(uri, &r->h, SQLITE_OPEN_READONLY |
-					    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
-					    NULL) != SQLITE_OK || !readable(r->h)) {
-			sqlite3_free(uri);
-			sqlite3_close(r->h);
-			r->h = NULL;
-			return NULL;
-		}
-		sqlite3_free(uri);
-	}
-	sqlite3_busy_timeout(r->h, 2000);
-	/* a database without the sha256 column (schema 0) leaves sha NULL */
+	if (index_db_open_read(&r->h, ix->path, NULL) < 0)
+		return NULL;
 	sqlite3_prepare_v2(r->h, "SELECT sha256 FROM eh_elfs WHERE build_id = ?1"
 			   " AND ehelf_bytes = ?2 AND sha256 IS NOT NULL", -1,
 			   &r->sha, NULL);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../../common/err.h"
+#include "../../common/index_db.h"
 #include "../../common/sign.h"
 #include "../codegen/compile.h"
 #include "package.h"
@@ -23,7 +24,8 @@ typedef struct batch_db batch_db;
 struct sqlite3;
 
 enum {
-	DB_SCHEMA_VERSION = 2,   /* PRAGMA user_version of builder/schema.sql */
+	DB_SCHEMA_VERSION = INDEX_DB_VERSION, /* PRAGMA user_version of
+					       * builder/schema.sql */
 	DB_READ_ONLY = 1,        /* db_open flag */
 };
 

@@ -9,9 +9,7 @@
 #  - the components common/, builder/, client-lib/, server/ and packaging/
 #    include only headers of their own folder tree, of common/ (the bottom
 #    layer: it includes nothing else) and the public headers,
-#    client-lib/include/; one exception, named below: ehelf-pkg's
-#    packaging/pkg_db.c reads the builder's database through the builder's
-#    own module, builder/batch/db.h.
+#    client-lib/include/.
 # Usage: tests/layering/check-includes.sh [ROOT]   (default: the source tree)
 set -eu
 root=${1:-$(dirname "$0")/../..}
@@ -81,13 +79,8 @@ for d in $(cut -d' ' -f1 "$tmp/edges" | sort -u); do
 	esac
 done
 # 2. the components include their own tree, common/ and client-lib/include/.
-# The one exception: ehelf-pkg (packaging/) reads ehelf-batch's database,
-# read-only, through the builder's own module, builder/batch/db.h, from
-# pkg_db.c alone (pkg_db.h does not expose it): a program's deliberate use
-# of a library, not a layering error.
 awk '
 	function top(p) { sub(/\/.*$/, "", p); return p }
-	$1 == "packaging/pkg_db.c" && $2 == "builder/batch/db.h" { next }
 	{
 		from = top($1); to = top($2)
 		if (from !~ /^(common|builder|client-lib|server|packaging)$/) next

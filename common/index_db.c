@@ -1,0 +1,91 @@
+/* index_db.c - see index_db.h. */
+#include "index_db.h"
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* "file:PATH?immutable=1", PATH percent-encoded, into OUT (N bytes). */
+static int immutable_uri(const char *path, char *out, size_t n)
+{
+	size_t o = (size_t)snprintf(out, n, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (o + 4 >= n)
+			return -1;
+		if (*p == '%' || *p == '?' || *p == '#' || *p < 0x21 || *p > 0x7e)
+			o += (size_t)snprintf(out + o, n - o, "%%%02x", *p);
+		else
+			out[o++] = (char)*p;
+	}
+	return snprintf(out + o, n - o, "?immutable=1") >= (int)(n - o) ? -1 : 0;
+}
+
+/* The user_version of H, or -1 when the database cannot be read. */
+static int version_of(sqlite3 *h)
+{
+	sqlite3_stmt *s = NULL;
+	int v = -1;
+	if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static bool has_ehelfs(sqlite3 *h)
+{
+	sqlite3_stmt *s = NULL;
+	bool ok = sqlite3_prepare_v2(h, "SELECT count(*) FROM eh_elfs", -1, &s,
+				     NULL) == SQLITE_OK &&
+		  sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return ok;
+}
+
+static sqlite3 *open_read(const char *name, bool uri)
+{
+	sqlite3 *h = NULL;
+	if (sqlite3_open_v2(name, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+			    (uri ? SQLITE_OPEN_URI : 0), NULL) != SQLITE_OK) {
+		sqlite3_close(h);
+		return NULL;
+	}
+	sqlite3_busy_timeout(h, 10000);
+	return h;
+}
+
+int index_db_open_read(sqlite3 **out, const char *path, ehelf_err *err)
+{
+	*out = NULL;
+	if (access(path, F_OK) != 0)
+		return err_set(err, ERR_NOTFOUND, "%s: no such database", path);
+	sqlite3 *h = open_read(path, false);
+	if (!h || version_of(h) < 0) {
+		sqlite3_close(h);
+		char uri[4200];
+		h = immutable_uri(path, uri, sizeof uri) == 0 ? open_read(uri, true)
+							       : NULL;
+	}
+	int v = h ? version_of(h) : -1;
+	int rc = 0;
+	if (v < 0)
+		rc = err_set(err, ERR_IO, "%s: cannot read the database", path);
+	else if (v > INDEX_DB_VERSION)
+		rc = err_set(err, ERR_UNSUPPORTED, "%s: written by a newer "
+			     "ehelf-batch (database version %d; this program reads "
+			     "version %d)", path, v, INDEX_DB_VERSION);
+	else if (!has_ehelfs(h))
+		rc = err_set(err, ERR_IO, "%s: not an ehelf-batch database (no "
+			     "eh_elfs table)", path);
+	else if (v < INDEX_DB_VERSION)
+		rc = err_set(err, ERR_UNSUPPORTED, "%s: written by an older "
+			     "ehelf-batch (database version %d): run ehelf-batch "
+			     "on it once to upgrade it", path, v);
+	if (rc < 0) {
+		sqlite3_close(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}

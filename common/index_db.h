@@ -1,0 +1,29 @@
+/*
+ * index_db.h - the database ehelf-batch writes (builder/schema.sql),
+ * opened for reading by the programs that use it as an index of the store
+ * (ehelf-server, ehelf-pkg) without depending on the builder.
+ *
+ * The writer (builder/batch/db.c) owns the schema and its migrations; a
+ * reader accepts only the version it was built for.  Not part of libehelf
+ * (it needs sqlite3): programs link common/index_db.o themselves.
+ */
+#ifndef EHELF_COMMON_INDEX_DB_H
+#define EHELF_COMMON_INDEX_DB_H
+
+#include "err.h"
+
+struct sqlite3;
+
+/* PRAGMA user_version of builder/schema.sql. */
+enum { INDEX_DB_VERSION = 2 };
+
+/* Open PATH read-only into *H (closed with sqlite3_close).  A WAL
+ * database in a directory this process cannot write (a read-only store, a
+ * sandboxed service: sqlite cannot make its -shm file there) is read as an
+ * immutable snapshot.  Returns 0; ERR_NOTFOUND (no such file), ERR_IO (not
+ * readable, or no eh_elfs table: not an ehelf database) or
+ * ERR_UNSUPPORTED (written by an older or newer ehelf-batch), with the
+ * message. */
+int index_db_open_read(struct sqlite3 **h, const char *path, ehelf_err *err);
+
+#endif
