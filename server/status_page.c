@@ -38,7 +38,12 @@ void status_write_html(const status_info *si, FILE *out)
 	if (si->have_totals) {
 		snprintf(v, sizeof v, "%" PRIu64, si->ehelfs);
 		row(out, "eh_elfs", v);
-		snprintf(v, sizeof v, "%.1f MiB", (double)si->ehelf_bytes / 1048576);
+		if (si->ehelf_bytes < 1048576)
+			snprintf(v, sizeof v, "%.1f KiB",
+				 (double)si->ehelf_bytes / 1024);
+		else
+			snprintf(v, sizeof v, "%.1f MiB",
+				 (double)si->ehelf_bytes / 1048576);
 		row(out, "store size", v);
 		snprintf(v, sizeof v, "%" PRIu64, si->packages);
 		row(out, "packages indexed", v);

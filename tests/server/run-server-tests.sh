@@ -425,6 +425,11 @@ check "... and the server is still up" [ "$(code /)" = 200 -a "$(code "/buildid/
 check "... and nothing of it in the store" [ ! -e "$(store_file "$T/od" "$truncid")" ]
 check "the status page names the upstream and counts the eh_elfs" \
 	sh -c "curl -s '$(url /)' | grep -q '127.0.0.1:$dport' && curl -s '$(url /)' | grep -q '<th>eh_elfs</th><td>3</td>'"
+# the page as a browser reads it: Debian's chromium, headless, its DOM
+check "a browser (headless chromium) renders the status page: its table, the upstream" sh -c \
+	"timeout 120 chromium --headless=new --no-sandbox --disable-gpu --dump-dom \
+	 '$(url /)' 2>/dev/null >'$T/dom' && grep -q '<tbody><tr><th>store</th>' '$T/dom' &&
+	 grep -q '<th>eh_elfs</th><td>3</td>' '$T/dom' && grep -q '127.0.0.1:$dport' '$T/dom'"
 stop_server
 
 echo "== two replicas over one store"
