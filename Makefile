@@ -67,7 +67,8 @@ CORE_LIB := $(CODEGEN_LIB) $(CFI_LIB) $(B)/lib/libehelf-common.a
 BATCH_SRC := builder/batch/store.c builder/batch/package.c builder/batch/package_impl.c \
              builder/batch/package_archive.c builder/batch/package_tree.c \
              builder/batch/package_jobs.c builder/batch/db.c \
-             builder/batch/progress.c builder/batch/batch.c builder/batch/merge.c
+             builder/batch/progress.c builder/batch/batch.c builder/batch/merge.c \
+             common/index_db.c
 BATCH_LIBS := $(shell pkg-config --libs libarchive sqlite3 libcrypto 2>/dev/null || \
                 echo -larchive -lsqlite3 -lcrypto) -lpthread
 

@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* "file:PATH?immutable=1", PATH percent-encoded, into OUT (N bytes). */
-static int immutable_uri(const char *path, char *out, size_t n)
+int index_db_immutable_uri(const char *path, char *out, size_t n)
 {
 	size_t o = (size_t)snprintf(out, n, "file:");
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
@@ -21,8 +20,7 @@ static int immutable_uri(const char *path, char *out, size_t n)
 	return snprintf(out + o, n - o, "?immutable=1") >= (int)(n - o) ? -1 : 0;
 }
 
-/* The user_version of H, or -1 when the database cannot be read. */
-static int version_of(sqlite3 *h)
+int index_db_version(sqlite3 *h)
 {
 	sqlite3_stmt *s = NULL;
 	int v = -1;
@@ -61,13 +59,13 @@ int index_db_open_read(sqlite3 **out, const char *path, ehelf_err *err)
 	if (access(path, F_OK) != 0)
 		return err_set(err, ERR_NOTFOUND, "%s: no such database", path);
 	sqlite3 *h = open_read(path, false);
-	if (!h || version_of(h) < 0) {
+	if (!h || index_db_version(h) < 0) {
 		sqlite3_close(h);
 		char uri[4200];
-		h = immutable_uri(path, uri, sizeof uri) == 0 ? open_read(uri, true)
+		h = index_db_immutable_uri(path, uri, sizeof uri) == 0 ? open_read(uri, true)
 							       : NULL;
 	}
-	int v = h ? version_of(h) : -1;
+	int v = h ? index_db_version(h) : -1;
 	int rc = 0;
 	if (v < 0)
 		rc = err_set(err, ERR_IO, "%s: cannot read the database", path);

@@ -10,6 +10,8 @@
 #ifndef EHELF_COMMON_INDEX_DB_H
 #define EHELF_COMMON_INDEX_DB_H
 
+#include <stddef.h>
+
 #include "err.h"
 
 struct sqlite3;
@@ -25,5 +27,13 @@ enum { INDEX_DB_VERSION = 2 };
  * ERR_UNSUPPORTED (written by an older or newer ehelf-batch), with the
  * message. */
 int index_db_open_read(struct sqlite3 **h, const char *path, ehelf_err *err);
+
+/* The database's PRAGMA user_version, or -1 when it cannot be read. */
+int index_db_version(struct sqlite3 *h);
+
+/* "file:PATH?immutable=1", PATH percent-encoded, into OUT (N bytes): the
+ * URI sqlite reads as a file nobody changes.  Returns 0, or -1 when it does
+ * not fit. */
+int index_db_immutable_uri(const char *path, char *out, size_t n);
 
 #endif

@@ -40,17 +40,6 @@ static void reader_free(void *p)
 	free(r);
 }
 
-static int user_version(sqlite3 *h)
-{
-	sqlite3_stmt *s = NULL;
-	int v = -1;
-	if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return v;
-}
-
 int index_open(server_index **out, const char *path, bool writable,
 	       ehelf_err *err)
 {
@@ -75,7 +64,7 @@ int index_open(server_index **out, const char *path, bool writable,
 		goto fail;
 	}
 	sqlite3_busy_timeout(h, 10000);
-	int v = user_version(h);
+	int v = index_db_version(h);
 	if (v > INDEX_SCHEMA_VERSION) {
 		rc = err_set(err, ERR_FORMAT, "%s: written by a newer ehelf-batch "
 			     "(schema %d; this server reads up to %d)", path, v,
@@ -91,7 +80,7 @@ int index_open(server_index **out, const char *path, bool writable,
 				     path, sqlite3_errmsg(h));
 			goto fail;
 		}
-		if (user_version(h) < INDEX_SCHEMA_VERSION) {
+		if (index_db_version(h) < INDEX_SCHEMA_VERSION) {
 			rc = err_set(err, ERR_FORMAT, "%s: schema %d is older than "
 				     "this server writes (%d): run ehelf-batch on "
 				     "the store once to migrate it", path, v,

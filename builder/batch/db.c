@@ -184,26 +184,11 @@ static int check_schema(batch_db *db, bool ro, ehelf_err *err)
 			 "db.c expects %d", db->path, v, DB_SCHEMA_VERSION);
 }
 
-/* "file:PATH?immutable=1", PATH percent-encoded, into OUT (N bytes). */
-static int immutable_uri(const char *path, char *out, size_t n)
-{
-	size_t o = (size_t)snprintf(out, n, "file:");
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if (o + 4 >= n)
-			return -1;
-		if (*p == '%' || *p == '?' || *p == '#' || *p < 0x21 || *p > 0x7e)
-			o += (size_t)snprintf(out + o, n - o, "%%%02x", *p);
-		else
-			out[o++] = (char)*p;
-	}
-	return snprintf(out + o, n - o, "?immutable=1") >= (int)(n - o) ? -1 : 0;
-}
-
 /* Open DB->path (URI when IMMUTABLE) and check its schema. */
 static int open_handle(batch_db *db, bool ro, bool immutable, ehelf_err *err)
 {
 	char uri[4200];
-	if (immutable && immutable_uri(db->path, uri, sizeof uri) < 0)
+	if (immutable && index_db_immutable_uri(db->path, uri, sizeof uri) < 0)
 		return err_set(err, ERR_ARG, "%s: path too long", db->path);
 	int flags = ro ? SQLITE_OPEN_READONLY
 		       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
