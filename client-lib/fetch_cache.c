@@ -86,7 +86,8 @@ cache_state fetch_cache_lookup(const fetch_config *c, const char *hex,
 	strcat(path, ".miss");
 	if (lstat(path, &st) != 0)
 		return CACHE_ABSENT;
-	if (difftime(time(NULL), st.st_mtime) >= c->cache_miss_s) {
+	if (c->cache_miss_s <= 0 ||
+	    difftime(time(NULL), st.st_mtime) >= c->cache_miss_s) {
 		unlink(path); /* expired: ask again */
 		return CACHE_ABSENT;
 	}
@@ -270,9 +271,12 @@ int fetch_cache_prepare(const fetch_config *c, ehelf_err *err)
 	}
 	/* the interval file's mtime is the last cleaning (as libdebuginfod) */
 	struct stat st;
+	/* (an interval of 0 cleans every time: a file's mtime may be a second
+	 * ahead of time(), whose clock is coarser than the file system's) */
 	if (cache_file(c, "cache_clean_interval_s", path) < 0 ||
 	    stat(path, &st) != 0 ||
-	    difftime(time(NULL), st.st_mtime) < c->clean_interval_s)
+	    (c->clean_interval_s > 0 &&
+	     difftime(time(NULL), st.st_mtime) < c->clean_interval_s))
 		return 0;
 	clean(c);
 	utimensat(AT_FDCWD, path, NULL, 0);
