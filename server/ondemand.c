@@ -437,7 +437,9 @@ enum ondemand_answer ondemand_request(ondemand *od, const char *hex,
 	} else {
 		for (j = od->inflight; j && strcmp(j->hex, hex); j = j->next)
 			;
-		if (!j && od->queued >= od->o.max_queue) {
+		/* room: an idle builder, or a place in the queue */
+		if (!j && od->queued + od->running >=
+			  od->nworkers + od->o.max_queue) {
 			metrics_build(od->o.metrics, BUILD_REJECTED, 0);
 			w->http_code = 503;
 			snprintf(w->msg, sizeof w->msg, "%d builds are waiting "

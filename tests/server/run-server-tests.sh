@@ -432,6 +432,31 @@ check "a browser (headless chromium) renders the status page: its table, the ups
 	 grep -q '<th>eh_elfs</th><td>3</td>' '$T/dom' && grep -q '127.0.0.1:$dport' '$T/dom'"
 stop_server
 
+echo "== build limits: wall clock, queue"
+# a compiler that hangs: killed at --build-timeout; with one builder and no
+# queue, a second ID meanwhile is refused 503
+printf '#!/bin/sh\nexec sleep 30\n' >"$T/hang-compile"
+chmod +x "$T/hang-compile"
+start_server --store "$T/slow" --upstream "$up" --compiler "$T/hang-compile" -j 1 \
+	--max-queue 0 --build-timeout 2
+sids=$(grep -v -e "^$xid " -e "^$cid " "$T/upids" | cut -d' ' -f1 | head -n 2)
+s1=$(echo "$sids" | sed -n 1p)
+s2=$(echo "$sids" | sed -n 2p)
+curl -s -o "$T/slow1" -w '%{http_code}' --max-time 20 "$(url "/buildid/$s1/eh_elf")" >"$T/slow1.code" &
+sc=$!
+sleep 1
+curl -s -D "$T/h" -o "$T/body" "$(url "/buildid/$s2/eh_elf")"
+check "one builder busy, no queue: another ID refused 503 with Retry-After" sh -c \
+	"head -n 1 '$T/h' | grep -q ' 503' && grep -qi '^Retry-After' '$T/h'"
+wait "$sc" || true
+check "a compile that hangs: killed at --build-timeout, 502 saying so" sh -c \
+	"[ \"\$(cat '$T/slow1.code')\" = 502 ] && grep -q 'killed after 2 s' '$T/slow1'"
+tmo=$(metric 'ehelf_server_ondemand_builds_total{outcome="timeout"}')
+rej=$(metric 'ehelf_server_ondemand_builds_total{outcome="rejected"}')
+check "... counted ($tmo timeout, $rej rejected), and nothing in the store" \
+	[ "$tmo" = 1 -a "$rej" = 1 -a -z "$(find "$T/slow/.build-id" -name '*.so')" ]
+stop_server
+
 echo "== two replicas over one store"
 start_server --store "$T/rep" --upstream "$up" --sign-key "$T/key.pem"
 pa=$PORT
