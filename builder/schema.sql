@@ -22,12 +22,18 @@
 --      writing, it is migrated silently (the columns added, NULL in old rows,
 --      whose eh_elfs the next run rebuilds); read-only, it is refused.
 --   1  never written.
---   2  this schema.
+--   2  eh_elfs with its versions, without the statistics of version 3.
+--      Opened for writing, it is migrated like version 0 (the columns and
+--      tables of version 3 added; stats_version NULL in old rows, whose
+--      eh_elfs the next run rebuilds, which records their statistics);
+--      read-only, it is refused.
+--   3  this schema: ehelf-stats' statistics (eh_elfs.stats_version 1, the
+--      columns marked "since version 3", rulesets, ruleset_texts, fde_sizes).
 -- A database of a later version is refused (written by a newer ehelf-batch).
 
 PRAGMA journal_mode = WAL;
 PRAGMA foreign_keys = ON;
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- A package, or a plain directory tree, or an installed dpkg package.
 CREATE TABLE IF NOT EXISTS packages (
@@ -85,7 +91,38 @@ CREATE TABLE IF NOT EXISTS eh_elfs (
 	sha256            TEXT,     -- lowercase hex SHA-256 of the eh_elf file's bytes
 	abi_version       INTEGER,  -- EHELF_ABI_VERSION (client-lib/include/ehelf_abi.h)
 	generator_version INTEGER,  -- EHELF_GENERATOR_VERSION (builder/codegen/compile.h)
-	signed_by         TEXT      -- key ID of its signature (docs/signatures.md), NULL: unsigned
+	signed_by         TEXT,     -- key ID of its signature (docs/signatures.md), NULL: unsigned
+	-- since version 3 (NULL in rows of older versions, and in rows written
+	-- by ehelf-server's on-demand builds, which record no statistics):
+	stats_version     INTEGER,  -- 1: the statistics below and the rulesets,
+	                            -- fde_sizes rows of this eh_elf are recorded
+	-- which section the table came from: FDEs and rows read from each
+	-- (.debug_frame rows only fill addresses .eh_frame does not cover)
+	eh_frame_fdes     INTEGER,
+	eh_frame_rows     INTEGER,
+	debug_frame_fdes  INTEGER,
+	debug_frame_rows  INTEGER,
+	summarised_rows   INTEGER,  -- rows whose rule set has an ehelf_describe
+	                            -- summary (builder/codegen/summary.h)
+	shapes            INTEGER,  -- distinct rule-set shapes (body_gen.h)
+	-- the split of compile_ms: reading the CFI into rows, interning rule
+	-- sets and building the lookup table, generating machine code, writing
+	-- the ELF image; and store_ms, ehelf-batch writing it to the store
+	-- (temporary file, fsync, rename, signature)
+	read_ms           REAL,
+	rules_ms          REAL,
+	codegen_ms        REAL,
+	image_ms          REAL,
+	store_ms          REAL,
+	-- SFrame (binutils' .sframe, version 2) estimate for the same rows, as
+	-- docs/stats.md states the method: bytes of header, FDEs and FREs for
+	-- the FDEs SFrame can represent; FDEs (and their rows) with a row it
+	-- cannot represent are skipped, as GNU as skips such functions
+	sframe_bytes        INTEGER,
+	sframe_fdes         INTEGER,
+	sframe_fres         INTEGER,
+	sframe_skipped_fdes INTEGER,
+	sframe_skipped_rows INTEGER
 );
 
 -- Rule kinds per register column, counted over the rows of one ELF.
@@ -120,6 +157,49 @@ CREATE TABLE IF NOT EXISTS fde_rows (
 	rows_per_fde INTEGER NOT NULL,
 	fdes         INTEGER NOT NULL,
 	PRIMARY KEY (build_id, rows_per_fde)
+);
+
+-- Since version 3: the distinct rule sets of one ELF (what a row says: the
+-- CFA rule, the 17 register rules, signal frame or not), with the rows
+-- using each.  fingerprint identifies the rule set across ELFs (the same
+-- rules in two ELFs have the same fingerprint, whatever their addresses):
+-- FNV-1a 64 of a canonical encoding (builder/codegen/ruleset_fp.h), stored
+-- as a signed 64-bit integer; shape is the fingerprint of the rule set with
+-- its parametric offsets set to 0 (rule sets of one shape share a body).
+CREATE TABLE IF NOT EXISTS rulesets (
+	build_id    TEXT NOT NULL REFERENCES eh_elfs(build_id),
+	fingerprint INTEGER NOT NULL,
+	shape       INTEGER NOT NULL,
+	rows        INTEGER NOT NULL,   -- rows of this ELF using it
+	summarised  INTEGER NOT NULL,   -- 1: it has a summary (summary.h)
+	supported   INTEGER NOT NULL,   -- 0: it could not be compiled
+	cfa_base    TEXT NOT NULL,      -- 'rsp', 'rbp', 'reg' (another register),
+	                                -- 'expr', 'none' (no CFA rule)
+	cfa_reg     INTEGER,            -- DWARF register of the CFA, NULL for expr/none
+	cfa_offset  INTEGER,            -- CFA = register + cfa_offset, NULL for expr/none
+	saved_regs  INTEGER NOT NULL,   -- columns 0..15 with a rule that recovers
+	                                -- the caller's value (offset, val_offset,
+	                                -- register, expression, val_expression)
+	PRIMARY KEY (build_id, fingerprint)
+) WITHOUT ROWID;
+
+-- Since version 3: a rule set in readelf's frames-interp notation
+-- ("cfa=rsp+16 rbx=c-16 ra=c-8", uw_dump.h), for the tables that name the
+-- commonest rule sets and shapes.  Shared by every ELF using it.
+CREATE TABLE IF NOT EXISTS ruleset_texts (
+	fingerprint INTEGER PRIMARY KEY,
+	text        TEXT NOT NULL
+);
+
+-- Since version 3: FDEs of one ELF by size in bytes (the whole entry, its
+-- length field included), in powers of two: bucket b holds FDEs of
+-- 2^b .. 2^(b+1)-1 bytes; bytes is their total size.
+CREATE TABLE IF NOT EXISTS fde_sizes (
+	build_id TEXT NOT NULL REFERENCES eh_elfs(build_id),
+	log2     INTEGER NOT NULL,
+	fdes     INTEGER NOT NULL,
+	bytes    INTEGER NOT NULL,
+	PRIMARY KEY (build_id, log2)
 );
 
 -- Rule sets that could not be compiled, with the reason.
