@@ -341,10 +341,31 @@ static void test_detail(void)
 	size_t size1 = f2 - f1, size2 = b.n - f2;
 	b_u32(&b, 0);
 
+	/* .debug_frame: one FDE of 3 rows (rsp+8; rsp+16; rbp+16) */
+	static bbuf g;
+	g.n = 0;
+	size_t gcie = b_begin32(&g);
+	b_u32(&g, 0xffffffff); b_u8(&g, 1); b_str(&g, "");
+	b_uleb(&g, 1); b_sleb(&g, -8); b_u8(&g, 16);
+	b_u8(&g, DW_CFA_def_cfa); b_uleb(&g, 7); b_uleb(&g, 8);
+	b_u8(&g, DW_CFA_offset | 16); b_uleb(&g, 1);
+	b_end32(&g, gcie);
+	size_t g1 = b_begin32(&g);
+	b_u32(&g, (uint32_t)gcie); b_u64(&g, 0x3000); b_u64(&g, 0x400);
+	b_u8(&g, DW_CFA_advance_loc | 1);
+	b_u8(&g, DW_CFA_def_cfa_offset); b_uleb(&g, 16);
+	b_u8(&g, DW_CFA_advance_loc | 4);
+	b_u8(&g, DW_CFA_def_cfa_register); b_uleb(&g, 6);
+	b_end32(&g, g1);
+	size_t size3 = g.n - g1;
+
 	cfi_section s = { .file = "synthetic", .name = ".eh_frame", .is_eh = true,
 			  .data = b.d, .size = b.n, .vaddr = VADDR };
+	cfi_section sd = { .file = "synthetic", .name = ".debug_frame",
+			   .data = g.d, .size = g.n };
 	cfi_reader *r = cfi_reader_new();
 	cfi_reader_add_section(r, &s);
+	cfi_reader_add_section(r, &sd);
 	ehelf_compile_detail d;
 	memset(&d, 0xff, sizeof d); /* zeroed by the compile */
 	ehelf_compile_opts opts = { .detail = &d };
@@ -360,35 +381,37 @@ static void test_detail(void)
 		fprintf(stderr, "compile: %s\n", err.msg);
 		return;
 	}
-	CHECK_U64(st.rows, 5);
+	CHECK_U64(st.rows, 8);
 	CHECK_U64(d.nrulesets, st.rulesets - 1);
-	CHECK_U64(d.nrulesets, 4);
+	CHECK_U64(d.nrulesets, 6);
 	static const char *const want_text[] = {
 		"cfa=rsp+8 ra=c-8", "cfa=rsp+16 rbx=c-16 ra=c-8",
 		"cfa=rsp+8 rbx=c-16 ra=c-8", "cfa=rsp+24 ra=c-8",
+		"cfa=rsp+16 ra=c-8", "cfa=rbp+16 ra=c-8",
 	};
-	static const uint64_t want_rows[] = { 2, 1, 1, 1 };
-	for (size_t i = 0; i < d.nrulesets && i < 4; i++) {
+	static const uint64_t want_rows[] = { 3, 1, 1, 1, 1, 1 };
+	for (size_t i = 0; i < d.nrulesets && i < 6; i++) {
 		const ehelf_ruleset_stat *x = &d.rulesets[i];
 		CHECK_STR(x->text, want_text[i]);
 		CHECK_U64(x->rows, want_rows[i]);
 		CHECK(x->summarised && x->supported);
-		CHECK_U64(x->cfa_base, EHELF_CFA_RSP);
-		CHECK_U64(x->cfa_reg, UW_RSP);
+		CHECK_U64(x->cfa_base, i == 5 ? EHELF_CFA_RBP : EHELF_CFA_RSP);
+		CHECK_U64(x->cfa_reg, i == 5 ? UW_RBP : UW_RSP);
 		CHECK_U64(x->saved_regs, i == 1 || i == 2 ? 1 : 0);
 	}
+	CHECK_STR(ehelf_cfa_base_name(d.rulesets[5].cfa_base), "rbp");
 	CHECK_U64(d.rulesets[0].cfa_offset, 8);
 	CHECK_U64(d.rulesets[3].cfa_offset, 24);
 	CHECK_U64(d.rulesets[0].shape, d.rulesets[3].shape);
 	CHECK_U64(d.rulesets[1].shape, d.rulesets[2].shape);
 	CHECK(d.rulesets[0].fingerprint != d.rulesets[3].fingerprint);
 	CHECK_STR(ehelf_cfa_base_name(d.rulesets[0].cfa_base), "rsp");
-	CHECK_U64(d.shapes, 2);
-	CHECK_U64(d.summarised_rows, 5);
+	CHECK_U64(d.shapes, 3);
+	CHECK_U64(d.summarised_rows, 8);
 	CHECK_U64(d.eh_frame_fdes, 2);
 	CHECK_U64(d.eh_frame_rows, 5);
-	CHECK_U64(d.debug_frame_fdes, 0);
-	CHECK_U64(d.debug_frame_rows, 0);
+	CHECK_U64(d.debug_frame_fdes, 1);
+	CHECK_U64(d.debug_frame_rows, 3);
 	uint64_t fdes = 0, bytes = 0;
 	for (int k = 0; k < EHELF_FDE_SIZE_BUCKETS; k++) {
 		fdes += d.fde_size_fdes[k];
@@ -397,12 +420,14 @@ static void test_detail(void)
 			CHECK(d.fde_size_bytes[k] >= d.fde_size_fdes[k] << k &&
 			      d.fde_size_bytes[k] < d.fde_size_fdes[k] << (k + 1));
 	}
-	CHECK_U64(fdes, 2);
-	CHECK_U64(bytes, size1 + size2);
-	/* 1-byte addresses; rsp+8, rsp+16, rsp+8 and rsp+8, rsp+24: 3 bytes each */
-	CHECK_U64(d.sframe.fdes, 2);
-	CHECK_U64(d.sframe.fres, 5);
-	CHECK_U64(sframe_est_bytes(&d.sframe), 28 + 2 * 20 + 5 * 3);
+	CHECK_U64(fdes, 3);
+	CHECK_U64(bytes, size1 + size2 + size3);
+	CHECK_U64(size3, 4 + 4 + 16 + 6); /* 6 bytes of instructions */
+	/* 1-byte addresses; rsp+8, rsp+16, rsp+8 and rsp+8, rsp+24: 3 bytes
+	 * each; 2-byte addresses (0x400 bytes): rsp+8, rsp+16, rbp+16: 4 each */
+	CHECK_U64(d.sframe.fdes, 3);
+	CHECK_U64(d.sframe.fres, 8);
+	CHECK_U64(sframe_est_bytes(&d.sframe), 28 + 3 * 20 + 5 * 3 + 3 * 4);
 	CHECK(d.read_ms >= 0 && d.rules_ms >= 0 && d.codegen_ms >= 0 &&
 	      d.image_ms >= 0 && d.read_ms < 1e4);
 	ehelf_compile_detail_free(&d);
