@@ -40,6 +40,21 @@ static void reader_free(void *p)
 	free(r);
 }
 
+/* Does the database have table NAME?  (An ehelf database of version 0
+ * has tables but no user_version: the schema script would mark it current
+ * without adding what it lacks.) */
+static bool has_table(sqlite3 *h, const char *name)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(h, "SELECT 1 FROM sqlite_master WHERE type ="
+			       " 'table' AND name = ?1", -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	bool yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
 int index_open(server_index **out, const char *path, bool writable,
 	       ehelf_err *err)
 {
@@ -74,8 +89,8 @@ int index_open(server_index **out, const char *path, bool writable,
 	if (writable && v < INDEX_SCHEMA_VERSION) {
 		/* a new database, or one an older ehelf-batch wrote: let the
 		 * builder's own code migrate it (run ehelf-batch once) */
-		if (v == 0 && sqlite3_exec(h, schema_sql, NULL, NULL, NULL)
-		    != SQLITE_OK) {
+		if (v == 0 && !has_table(h, "eh_elfs") &&
+		    sqlite3_exec(h, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
 			rc = err_set(err, ERR_IO, "%s: cannot create the schema: %s",
 				     path, sqlite3_errmsg(h));
 			goto fail;
@@ -248,6 +263,16 @@ int index_record_build(server_index *ix, const index_build *b, ehelf_err *err)
 			      json_number(j, "compile_ms"),
 			      json_number(j, "abi_version"),
 			      json_number(j, "generator_version") };
+	/* a rebuilt build-ID's detail rows (written by ehelf-batch) describe
+	 * the old eh_elf: they go with it (this build records none) */
+	static const char *const detail[] = { "rule_kinds", "dwarf_ops",
+		"fde_rows", "unsupported", "rulesets", "fde_sizes" };
+	for (size_t i = 0; rc == 0 && i < sizeof detail / sizeof *detail; i++) {
+		char q[96];
+		snprintf(q, sizeof q, "DELETE FROM %s WHERE build_id = ?1",
+			 detail[i]);
+		rc = exec_bound(h, q, et, 1, NULL, 0, err, ix->path);
+	}
 	if (rc == 0)
 		rc = exec_bound(h, "INSERT OR REPLACE INTO eh_elfs (build_id, sha256,"
 				" signed_by, ehelf_bytes, code_bytes, table_bytes, fdes,"

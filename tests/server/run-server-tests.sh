@@ -477,6 +477,36 @@ stop_server
 kill "$spa"
 wait "$spa" || bad "replica A exited $? on SIGTERM"
 
+echo "== the index of a rebuilt ID, an old index"
+# an ID ehelf-batch had recorded with its statistics, whose eh_elf is gone
+# from the store: rebuilt on demand, and the statistics of the old file go
+sqlite3 "$T/rep/ehelf.sqlite" "INSERT INTO rulesets VALUES ('$rid', 1, 1, 5, 1, 1,
+	'rsp', 7, 8, 0); INSERT INTO fde_sizes VALUES ('$rid', 5, 1, 40);
+	INSERT INTO rule_kinds VALUES ('$rid', -1, 0, 0, 0, 5, 0, 0, 0, 0)"
+rm -f "$(store_file "$T/rep" "$rid")" "$(store_file "$T/rep" "$rid").sig"
+start_server --store "$T/rep" --upstream "$up" --sign-key "$T/key.pem"
+check "an eh_elf gone from the store: rebuilt on demand" sh -c \
+	"curl -s -o '$T/body' '$(url "/buildid/$rid/eh_elf")' && cmp -s '$T/body' '$T/ref.so'"
+check "... and the detail rows of the old one deleted with its row replaced" [ \
+	"$(sqlite3 "$T/rep/ehelf.sqlite" "SELECT (SELECT count(*) FROM rulesets WHERE
+	 build_id = '$rid') + (SELECT count(*) FROM fde_sizes WHERE build_id = '$rid')
+	 + (SELECT count(*) FROM rule_kinds WHERE build_id = '$rid')")" = 0 -a \
+	"$(sqlite3 "$T/rep/ehelf.sqlite" "SELECT count(*) FROM eh_elfs WHERE
+	 build_id = '$rid' AND stats_version IS NULL")" = 1 ]
+stop_server
+# a version-0 index (tables, no user_version) in a store served with
+# on-demand builds: refused, not stamped current without its columns
+mkdir -p "$T/v0"
+sqlite3 "$T/v0/ehelf.sqlite" <"$here/../batch/schema-v0.sql" >/dev/null
+if timeout 20 "$server" --store "$T/v0" --upstream "$up" --listen 127.0.0.1 --port 0 \
+	$asan 2>"$T/v0.err" >/dev/null; then
+	bad "ehelf-server started on a version-0 index"
+else
+	check "a version-0 index in a writable store: refused, saying to run ehelf-batch" \
+		grep -q "run ehelf-batch on the store once to migrate it" "$T/v0.err"
+fi
+check "... and left at version 0" [ "$(sqlite3 "$T/v0/ehelf.sqlite" "PRAGMA user_version")" = 0 ]
+
 echo "== kill -9 during on-demand builds"
 # IDs not built yet, several rounds: each round asks for 8 at once and
 # kills the server at a different moment
