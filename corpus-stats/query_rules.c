@@ -44,20 +44,33 @@ int query_rule_kinds(stats_db *db, stats_report *r, ehelf_err *err)
 		 "FROM w ORDER BY no", columns_cte);
 	if ((rc = stats_db_fill(db, t, sql, NULL, 0, err)) < 0)
 		return rc;
+	for (size_t i = 0; i < t->n_rows; i++)  /* sums of integers, never NULL */
+		for (int k = 1; k <= 9; k++)
+			if (stats_at(t, i, k)->kind != STATS_INT)
+				return err_set(err, ERR_FORMAT, "%s: rule_kinds holds a "
+					       "value that is not an integer", db->path);
+	/* the percent view from the same cells: they agree by construction */
+	stats_table *p;
 	rc = stats_table_new_cols(r, "rule_kinds_percent",
 		"Rule kinds per register column, percent of rows",
 		"The rule_kinds table with each kind as a percentage of the "
 		"column's rows (100 * kind / rows; null when there are no rows).",
-		KIND_COLS("percent"), &t);
+		KIND_COLS("percent"), &p);
 	if (rc < 0)
 		return err_set(err, rc, "out of memory");
-#define PCT(x) "CASE WHEN n > 0 THEN 100.0 * " x " / n END"
-	snprintf(sql, sizeof sql, "WITH %s SELECT name, " PCT("a") ", " PCT("b")
-		 ", " PCT("c") ", " PCT("d") ", " PCT("e") ", " PCT("f") ", "
-		 PCT("g") ", " PCT("h") ", n FROM w ORDER BY no", columns_cte);
-#undef PCT
-	rc = stats_db_fill(db, t, sql, NULL, 0, err);
-	return rc < 0 ? rc : 0;
+	for (size_t i = 0; i < t->n_rows; i++) {
+		stats_cell *row;
+		if (stats_table_row(p, &row) < 0 ||
+		    stats_cell_text(&row[0], stats_at(t, i, 0)->v.s) < 0)
+			return err_set(err, ERR_NOMEM, "out of memory");
+		int64_t n = stats_at(t, i, 9)->v.i;
+		for (int k = 1; k <= 8; k++)
+			if (n > 0)
+				stats_cell_real(&row[k], 100.0 * (double)stats_at(t, i, k)->v.i /
+						    (double)n);
+		stats_cell_int(&row[9], n);
+	}
+	return 0;
 }
 
 int query_coverage(stats_db *db, stats_report *r, ehelf_err *err)

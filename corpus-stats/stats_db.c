@@ -292,6 +292,7 @@ static const char derive_sql[] =
 	"WHERE f.id IN (SELECT min(id) FROM main.files\n"
 	"               WHERE status IN ('built', 'present') AND build_id IS NOT NULL\n"
 	"               GROUP BY build_id);\n"
+	"CREATE UNIQUE INDEX temp.uf_build_id ON uf (build_id);\n"
 	"CREATE TEMP TABLE se (build_id TEXT PRIMARY KEY) WITHOUT ROWID;\n"
 	"INSERT INTO se SELECT build_id FROM uf WHERE stats;\n"
 	/* the rule sets archive-wide; a fingerprint's attributes are those
