@@ -13,10 +13,11 @@
 /* ---- opening --------------------------------------------------------- */
 
 /* What a file is, found without index_db's verdict: its user_version (-1:
- * not a sqlite database sqlite can read) and whether it has eh_elfs. */
+ * not a sqlite database sqlite can read) and whether it has eh_elfs (1),
+ * not (0), or its schema cannot be read (-1: damaged). */
 typedef struct probe {
 	int version;
-	bool has_ehelfs;
+	int has_ehelfs;
 } probe;
 
 static sqlite3 *open_ro(const char *name, bool uri)
@@ -50,21 +51,25 @@ static sqlite3 *open_plain(const char *path)
 	return h;
 }
 
-static bool has_table(sqlite3 *h, const char *name)
+/* 1: H has the table NAME, 0: not, -1: its schema cannot be read. */
+static int has_table(sqlite3 *h, const char *name)
 {
 	sqlite3_stmt *s = NULL;
-	bool yes = sqlite3_prepare_v2(h, "SELECT 1 FROM main.sqlite_master WHERE "
-				      "type = 'table' AND name = ?1", -1, &s,
-				      NULL) == SQLITE_OK &&
-		   sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
-		   sqlite3_step(s) == SQLITE_ROW;
+	if (sqlite3_prepare_v2(h, "SELECT 1 FROM main.sqlite_master WHERE "
+			       "type = 'table' AND name = ?1", -1, &s,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return -1;
+	}
+	int src = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return yes;
+	return src == SQLITE_ROW ? 1 : src == SQLITE_DONE ? 0 : -1;
 }
 
 static probe probe_file(const char *path)
 {
-	probe p = { -1, false };
+	probe p = { -1, 0 };
 	sqlite3 *h = open_plain(path);
 	if (h) {
 		p.version = index_db_version(h);
@@ -87,19 +92,28 @@ int stats_db_open(stats_db *db, const char *path, int top_n, ehelf_err *err)
 	if (!f)
 		return err_set(err, ERR_IO, "%s: cannot read the database: %s", path,
 			       strerror(errno));
+	int empty = getc(f) == EOF;
 	fclose(f);
+	if (empty)  /* sqlite would take it for a new, empty database */
+		return err_set(err, ERR_IO, "%s: not an ehelf database (an empty "
+			       "file)", path);
 
 	ehelf_err ierr = { 0 };
 	sqlite3 *h = NULL;
 	int rc = index_db_open_read(&h, path, &ierr);
 	probe p = probe_file(path);
 	if (p.version < 0 && rc == 0)  /* index_db read it, the probe not */
-		p = (probe){ index_db_version(h), true };
+		p = (probe){ index_db_version(h), 1 };
 	if (p.version < 0) {
 		sqlite3_close(h);
 		return err_set(err, ERR_IO, "%s: not an ehelf database (not a sqlite "
-			       "database, or a damaged one: %s)", path,
-			       ierr.msg[0] ? ierr.msg : "unreadable header");
+			       "database, or a truncated or damaged one)", path);
+	}
+	if (p.has_ehelfs < 0) {
+		sqlite3_close(h);
+		return err_set(err, ERR_FORMAT, "%s: the database is damaged (its "
+			       "schema cannot be read): restore it, or run "
+			       "ehelf-batch on a new store", path);
 	}
 	if (!p.has_ehelfs) {
 		sqlite3_close(h);
@@ -335,11 +349,17 @@ int stats_db_derive(stats_db *db, ehelf_err *err)
 	static const char *const v3[] = { "rulesets", "ruleset_texts", "fde_sizes",
 					  "rule_kinds", "dwarf_ops", "fde_rows",
 					  "unsupported", "files", "packages" };
-	for (size_t i = 0; i < sizeof v3 / sizeof *v3; i++)
-		if (!has_table(db->h, v3[i]))
+	for (size_t i = 0; i < sizeof v3 / sizeof *v3; i++) {
+		int has = has_table(db->h, v3[i]);
+		if (has < 0)
+			return err_set(err, ERR_FORMAT, "%s: the database is damaged "
+				       "(its schema cannot be read): restore it, or "
+				       "run ehelf-batch on a new store", db->path);
+		if (!has)
 			return err_set(err, ERR_FORMAT, "%s: not a complete ehelf "
 				       "database of version %d (no table %s)",
 				       db->path, STATS_DB_VERSION, v3[i]);
+	}
 	char *msg = NULL;
 	int src = sqlite3_exec(db->h, derive_sql, NULL, NULL, &msg);
 	sqlite3_free(msg);

@@ -50,7 +50,8 @@ typedef struct stats_db {
 
 /* Open PATH read-only (common/index_db.h) into DB, with DB->top_n = TOP_N.
  * Returns 0; ERR_NOTFOUND (no such file), ERR_IO (unreadable, or not an
- * ehelf database: not sqlite, or no eh_elfs table), ERR_UNSUPPORTED
+ * ehelf database: not sqlite, or no eh_elfs table), ERR_FORMAT (damaged:
+ * its schema cannot be read), ERR_UNSUPPORTED
  * (written by an older ehelf-batch, to run once on its store, or by a
  * newer one), with the message. */
 int stats_db_open(stats_db *db, const char *path, int top_n, ehelf_err *err);
