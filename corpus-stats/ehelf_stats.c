@@ -169,6 +169,9 @@ int main(int argc, char **argv)
 	stats_report r = { 0 };
 	rc = report_build(&db, &r, &err);
 	stats_db_close(&db);
+	/* the path as the outputs show it: valid UTF-8, like every text */
+	char *shown = stats_text_sanitize(o.db);
+	r.database = shown ? shown : "?";
 	if (rc == 0) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -184,6 +187,7 @@ int main(int argc, char **argv)
 			rc = render_text(stdout, &r, &err);
 	}
 	stats_report_free(&r);
+	free(shown);
 	if (rc < 0) {
 		fprintf(stderr, "ehelf-stats: %s\n", err.msg);
 		return 1;

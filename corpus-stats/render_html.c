@@ -52,8 +52,9 @@ static const char style[] =
 	" div.scroll{overflow:visible}\n"
 	" table.stats{width:100%;font-size:7pt}\n"
 	" table.stats th,table.stats td{padding:.1rem .25rem}\n"
-	" table.stats th.num,table.stats td.num,table.stats td.null{white-space:normal;"
-	"overflow-wrap:anywhere}\n"
+	/* numbers wrap at their space only ("56.1 KiB"), text anywhere */
+	" table.stats th.num,table.stats td.num,table.stats td.null{white-space:normal}\n"
+	" table.stats th{overflow-wrap:normal}\n"
 	" table.stats thead{display:table-header-group}\n"
 	" table.stats tr{break-inside:avoid}\n"
 	" table.stats tbody tr:nth-child(even){background:none}\n"
@@ -122,6 +123,25 @@ static void contents(FILE *out, const stats_report *r)
 	fputs("</ol>\n</nav>\n", out);
 }
 
+/* NAME, escaped, with a line break allowed after each '_' (long column
+ * names wrap instead of widening the table). */
+static void column_name(FILE *out, const char *name)
+{
+	char part[128];
+	while (*name) {
+		size_t n = strcspn(name, "_");
+		n += name[n] == '_';
+		if (n >= sizeof part)
+			n = sizeof part - 1;
+		memcpy(part, name, n);
+		part[n] = '\0';
+		escape_html(out, part);
+		name += n;
+		if (part[n - 1] == '_' && *name)
+			fputs("<wbr>", out);
+	}
+}
+
 static void cell(FILE *out, const stats_cell *c, stats_unit unit)
 {
 	char shown[64], exact[64];
@@ -170,7 +190,7 @@ static void table(FILE *out, const stats_table *t)
 		const char *unit = stats_unit_name(t->cols[k].unit);
 		fprintf(out, "<th scope=\"col\" class=\"%s\" data-unit=\"%s\">",
 			t->cols[k].unit == STATS_UNIT_TEXT ? "text" : "num", unit);
-		escape_html(out, t->cols[k].name);
+		column_name(out, t->cols[k].name);
 		if (t->cols[k].unit != STATS_UNIT_TEXT)
 			fprintf(out, "<span class=\"unit\">%s</span>", unit);
 		fputs("</th>", out);

@@ -49,8 +49,7 @@ static size_t utf8_seq(const unsigned char *p, size_t n)
 	return len;
 }
 
-/* S as valid UTF-8 without control characters (each bad byte U+FFFD). */
-static char *sanitize(const char *s)
+char *stats_text_sanitize(const char *s)
 {
 	size_t n = strlen(s);
 	char *out = malloc(3 * n + 1);
@@ -205,7 +204,7 @@ int stats_cell_text(stats_cell *c, const char *s)
 	stats_cell_null(c);
 	if (!s)
 		return 0;
-	char *copy = sanitize(s);
+	char *copy = stats_text_sanitize(s);
 	if (!copy)
 		return ERR_NOMEM;
 	c->kind = STATS_TEXT;

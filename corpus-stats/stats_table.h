@@ -148,6 +148,10 @@ typedef enum stats_style {
 const char *stats_cell_format(const stats_cell *c, stats_style style, char *out,
 			      size_t n);
 
+/* A malloc'd copy of S made valid UTF-8 without control characters (each
+ * bad byte U+FFFD), as text cells are; NULL when out of memory. */
+char *stats_text_sanitize(const char *s);
+
 /* The number of code points of the UTF-8 string S (its width in the text
  * output: every character counted as one column). */
 size_t stats_utf8_width(const char *s);

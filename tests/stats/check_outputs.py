@@ -189,6 +189,7 @@ class Page(html.parser.HTMLParser):
         self.row = None
         self.cell = None
         self.in_th = False
+        self.in_unit = False
         self.svgs = 0
         self.stack = []
 
@@ -213,6 +214,8 @@ class Page(html.parser.HTMLParser):
             self.heads[self.table] = []
         elif tag == "tr" and self.table:
             self.row = []
+        elif tag == "span" and self.in_th and a.get("class") == "unit":
+            self.in_unit = True
         elif tag == "th" and self.table:
             self.in_th = True
             self.heads[self.table].append(["", a.get("data-unit")])
@@ -239,6 +242,8 @@ class Page(html.parser.HTMLParser):
             self.row = None
         elif tag == "th":
             self.in_th = False
+        elif tag == "span":
+            self.in_unit = False
         elif tag == "td" and self.cell is not None:
             self.row.append(tuple(self.cell))
             self.cell = None
@@ -246,10 +251,8 @@ class Page(html.parser.HTMLParser):
     def handle_data(self, data):
         if self.cell is not None and self.cell[0] == "text":
             self.cell[1] += data
-        elif self.in_th and self.table:
-            h = self.heads[self.table][-1]
-            if h[0] == "" or h[1] == "text":
-                h[0] += data
+        elif self.in_th and self.table and not self.in_unit:
+            self.heads[self.table][-1][0] += data
 
 
 def main():
