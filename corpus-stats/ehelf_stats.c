@@ -52,6 +52,9 @@ static void usage(FILE *out)
 	      "                    tables (default 20)\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
+	      "The outputs carry the date they were made (SOURCE_DATE_EPOCH, when set,\n"
+	      "instead of now: the same database then gives the same bytes).\n"
+	      "\n"
 	      "Exit status: 0 success, 1 a database it cannot use or an output it\n"
 	      "cannot write, 2 usage.\n", out);
 }
@@ -173,7 +176,11 @@ int main(int argc, char **argv)
 	char *shown = stats_text_sanitize(o.db);
 	r.database = shown ? shown : "?";
 	if (rc == 0) {
-		time_t now = time(NULL);
+		/* SOURCE_DATE_EPOCH, when set, makes the outputs reproducible */
+		const char *sde = getenv("SOURCE_DATE_EPOCH");
+		char *end = NULL;
+		long long epoch = sde && *sde ? strtoll(sde, &end, 10) : -1;
+		time_t now = end && !*end && epoch >= 0 ? (time_t)epoch : time(NULL);
 		struct tm tm;
 		strftime(r.generated, sizeof r.generated, "%Y-%m-%d %H:%M UTC",
 			 gmtime_r(&now, &tm));

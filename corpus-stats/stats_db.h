@@ -3,7 +3,9 @@
  * 3 exactly), opened read-only, and the few ways the queries (query_*.h)
  * run SQL into tables (stats_table.h).
  *
- * Contract: nothing in the database is created or changed; what the
+ * Contract: nothing in the database is created or changed (sqlite, as for
+ * every reader of a WAL database, may make its -wal and -shm files beside
+ * it when the directory is writable); what the
  * queries share (the archive's files counted once per build-ID, the rule
  * sets aggregated archive-wide, the per-package figures) is computed once
  * into TEMP tables of the connection by stats_db_derive() (sqlite's temp

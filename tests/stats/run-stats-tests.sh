@@ -89,6 +89,17 @@ sum1=$(sha256sum <"$db")
 "$stats" --db "$db" --json >/dev/null
 [ "$(sha256sum <"$db")" = "$sum1" ] && ok "database unchanged" || bad "database changed"
 
+# SOURCE_DATE_EPOCH: the same database, the same bytes
+SOURCE_DATE_EPOCH=86400 "$stats" --db "$db" --json >"$T/r1.json"
+SOURCE_DATE_EPOCH=86400 "$stats" --db "$db" --html - >"$T/r1.html"
+if SOURCE_DATE_EPOCH=86400 "$stats" --db "$db" --json | cmp -s - "$T/r1.json" &&
+	grep -q '"generated": "1970-01-02 00:00 UTC"' "$T/r1.json" &&
+	grep -q '1970-01-02 00:00 UTC' "$T/r1.html"; then
+	ok "SOURCE_DATE_EPOCH: reproducible outputs"
+else
+	bad "SOURCE_DATE_EPOCH"
+fi
+
 # the checker catches a difference (else the agreement above means nothing)
 cp -r "$T/a" "$T/a2"
 sed -i '2s/,[0-9][0-9]*,/,987654321,/' "$T/a2/csv/sizes.csv"
