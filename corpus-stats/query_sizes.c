@@ -9,15 +9,18 @@ int query_summary(stats_db *db, stats_report *r, ehelf_err *err)
 	stats_table *t;
 	int rc = stats_table_new_cols(r, "summary", "Summary",
 		"Packages and ELF files are counted as the packages and files "
-		"tables hold them (every package's own files); the other figures "
-		"count each distinct build-ID with an eh_elf once (files of status "
-		"built or present), sizes summed from the files and eh_elfs tables; "
-		"ehelf_per_eh_frame is the sum of eh_elf bytes over the sum of "
-		".eh_frame + .eh_frame_hdr bytes.  Rule set, summary and "
-		"unsupported figures count only the eh_elfs with statistics "
-		"(eh_elfs.stats_version set); eh_elfs_without_statistics (built by "
-		"an older ehelf-batch or on demand by ehelf-server) are left out "
-		"of every rule table.",
+		"tables hold them (every package's own files).  eh_elfs: rows of "
+		"the eh_elfs table; eh_elfs_without_statistics: those whose "
+		"stats_version is NULL (built by an older ehelf-batch, or on demand "
+		"by ehelf-server), left out of every rule table; "
+		"eh_elfs_without_files: those no file of status built or present "
+		"ships, left out of every table.  The other figures count each "
+		"distinct build-ID of a file of status built or present once "
+		"(eh_elfs_of_files of them), sizes summed from the files and "
+		"eh_elfs tables; ehelf_per_eh_frame is the sum of eh_elf bytes over "
+		"the sum of .eh_frame + .eh_frame_hdr bytes.  Rule set, summary and "
+		"unsupported figures count the eh_elfs_in_rule_tables: those of "
+		"them with statistics.",
 		STATS_FIGURE_COLS, &t);
 	if (rc < 0)
 		return err_set(err, rc, "out of memory");
@@ -25,8 +28,8 @@ int query_summary(stats_db *db, stats_report *r, ehelf_err *err)
 		"packages", "packages_done", "packages_failed", "packages_unfinished",
 		"elf_files", "elf_files_built", "elf_files_present",
 		"elf_files_no_cfi", "elf_files_ignored", "elf_files_failed",
-		"eh_elfs", "eh_elfs_of_files", "eh_elfs_with_statistics",
-		"eh_elfs_without_statistics", "eh_elfs_without_files",
+		"eh_elfs", "eh_elfs_without_statistics", "eh_elfs_without_files",
+		"eh_elfs_of_files", "eh_elfs_in_rule_tables",
 		"fdes", "rows",
 		"elf_bytes", "text_bytes", "eh_frame_bytes", "eh_frame_hdr_bytes",
 		"debug_frame_bytes", "ehelf_bytes", "ehelf_per_eh_frame",
@@ -42,9 +45,11 @@ int query_summary(stats_db *db, stats_report *r, ehelf_err *err)
 	rc = stats_db_figures(db, t,
 		"SELECT p.n, p.done, p.failed, p.n - p.done - p.failed,\n"
 		"  f.n, f.built, f.present, f.nocfi, f.ignored, f.failed,\n"
-		"  (SELECT count(*) FROM main.eh_elfs), u.n, u.stats, u.n - u.stats,\n"
+		"  (SELECT count(*) FROM main.eh_elfs),\n"
+		"  (SELECT count(*) FROM main.eh_elfs WHERE stats_version IS NULL),\n"
 		"  (SELECT count(*) FROM main.eh_elfs e WHERE NOT EXISTS\n"
 		"     (SELECT 1 FROM uf WHERE uf.build_id = e.build_id)),\n"
+		"  u.n, u.stats,\n"
 		"  u.fdes, u.rows, u.size, u.text, u.eh, u.hdr, u.dbg, u.ehelf,\n"
 		"  CASE WHEN u.eh + u.hdr > 0 THEN 1.0 * u.ehelf / (u.eh + u.hdr) END,\n"
 		"  (SELECT count(*) FROM rs), (SELECT count(DISTINCT shape) FROM rs),\n"
