@@ -58,6 +58,7 @@ CODEGEN_SRC := builder/codegen/x86_asm.c builder/codegen/ruleset.c \
                builder/codegen/expr_compile.c \
                builder/codegen/body_gen.c builder/codegen/entry_gen.c \
                builder/codegen/summary.c builder/codegen/eh_elf_writer.c \
+               builder/codegen/ruleset_fp.c builder/codegen/sframe_est.c \
                builder/codegen/compile.c
 CFI_LIB := $(B)/lib/libehelf-cfi.a
 CODEGEN_LIB := $(B)/lib/libehelf-codegen.a
@@ -247,7 +248,7 @@ $(B)/tests/test_package: $(B)/obj/tests/unit/test_package.o \
 # (the code generator only for the tests of it, and of eh_elfs they compile:
 # tests/unit/eh_elf_image.h; the CFI reader and common/ last, for all)
 UNIT_CODEGEN := $(addprefix $(B)/tests/,test_codegen test_compile_cli test_x86_asm \
-                  test_eh_elf_check test_trust)
+                  test_eh_elf_check test_trust test_ruleset_fp)
 $(UNIT_CODEGEN): $(CODEGEN_LIB)
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(PERFTOOL_LIB) $(PERF_LIB) \
                     $(B)/lib/libehelf.a $(CFI_LIB) $(COMMON_LIB)

@@ -58,8 +58,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "lookup: print what the database (opened read-only) knows of each\n"
 	      "BUILD-ID's eh_elf, as one JSON object per line: build_id, size,\n"
-	      "sha256, abi_version, generator_version, current (false: the next\n"
-	      "run rebuilds it), signed_by, packages (how many ship it), package\n"
+	      "sha256, abi_version, generator_version, stats_version (0: no\n"
+	      "statistics recorded), current (false: the next run rebuilds it),\n"
+	      "signed_by, packages (how many ship it), package\n"
 	      "and path (the first of them); status 1 if one is unknown.\n"
 	      "\n"
 	      "Exit status: 0 success (ELFs that could not be compiled are\n"
@@ -92,11 +93,14 @@ static void print_summary(const batch_summary *s, bool json)
 		       ", \"failed\": %" PRIu64 ", \"no_cfi\": %" PRIu64
 		       ", \"ignored\": %" PRIu64 ", \"eh_frame_bytes\": %" PRIu64
 		       ", \"eh_frame_hdr_bytes\": %" PRIu64 ", \"ehelf_bytes\": %"
-		       PRIu64 ", \"signatures\": %" PRIu64 ", \"seconds\": %.3f}\n",
+		       PRIu64 ", \"rows\": %" PRIu64 ", \"summarised_rows\": %"
+		       PRIu64 ", \"sframe_bytes\": %" PRIu64 ", \"signatures\": %"
+		       PRIu64 ", \"seconds\": %.3f}\n",
 		       s->packages, s->packages_done_before, s->packages_failed,
 		       s->elfs, s->built, s->skipped, s->failed, s->no_cfi,
 		       s->ignored, s->eh_frame_bytes, s->eh_frame_hdr_bytes,
-		       s->ehelf_bytes, s->signatures, s->seconds);
+		       s->ehelf_bytes, s->rows, s->summarised_rows,
+		       s->sframe_bytes, s->signatures, s->seconds);
 		return;
 	}
 	fprintf(stderr, "ehelf-batch: %" PRIu64 " packages read (%" PRIu64
@@ -232,8 +236,9 @@ static int run_lookup(int argc, char **argv)
 		       argv[i], r.size);
 		json_string(r.sha256);
 		printf(", \"abi_version\": %d, \"generator_version\": %d, "
-		       "\"current\": %s, \"signed_by\": ", r.abi_version,
-		       r.generator_version, db_ehelf_current(&r) ? "true" : "false");
+		       "\"stats_version\": %d, \"current\": %s, \"signed_by\": ",
+		       r.abi_version, r.generator_version, r.stats_version,
+		       db_ehelf_current(&r) ? "true" : "false");
 		json_string(r.signed_by);
 		printf(", \"packages\": %" PRIu64 ", \"package\": ", r.packages);
 		json_string(r.package);

@@ -115,7 +115,8 @@ CREATE TABLE IF NOT EXISTS eh_elfs (
 	image_ms          REAL,
 	store_ms          REAL,
 	-- SFrame (binutils' .sframe, version 2) estimate for the same rows, as
-	-- docs/stats.md states the method: bytes of header, FDEs and FREs for
+	-- docs/stats.md states the method (builder/codegen/sframe_est.h
+	-- implements it): bytes of header, FDEs and FREs for
 	-- the FDEs SFrame can represent; FDEs (and their rows) with a row it
 	-- cannot represent are skipped, as GNU as skips such functions
 	sframe_bytes        INTEGER,
@@ -166,6 +167,9 @@ CREATE TABLE IF NOT EXISTS fde_rows (
 -- FNV-1a 64 of a canonical encoding (builder/codegen/ruleset_fp.h), stored
 -- as a signed 64-bit integer; shape is the fingerprint of the rule set with
 -- its parametric offsets set to 0 (rule sets of one shape share a body).
+-- count(*) of an ELF's rows is its eh_elfs.unique_rows (were two of its
+-- rule sets to share a 64-bit fingerprint, they would be one row with the
+-- rows of both).
 CREATE TABLE IF NOT EXISTS rulesets (
 	build_id    TEXT NOT NULL REFERENCES eh_elfs(build_id),
 	fingerprint INTEGER NOT NULL,

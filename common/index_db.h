@@ -17,7 +17,7 @@
 struct sqlite3;
 
 /* PRAGMA user_version of builder/schema.sql. */
-enum { INDEX_DB_VERSION = 2 };
+enum { INDEX_DB_VERSION = 3 };
 
 /* Open PATH read-only into *H (closed with sqlite3_close).  A WAL
  * database in a directory this process cannot write (a read-only store, a

@@ -130,24 +130,14 @@ static void set_fatal(shared *s, int rc, const ehelf_err *err)
 	}
 }
 
-/* An eh_elf built now: what its eh_elfs row records beyond the stats. */
-typedef struct built_ehelf {
-	const ehelf_compile_stats *st;
-	const ehelf_coverage *cov;
-	double ms;
-	const char *sha256;
-	const char *signed_by;
-} built_ehelf;
-
 /* ROW, and the eh_elf B built for it if not NULL, in one transaction. */
 static void record(shared *s, const db_file *row, const char *hex,
-		   const built_ehelf *b)
+		   const db_ehelf *b)
 {
 	ehelf_err err = { 0 };
 	int rc = db_begin(s->db, &err);
 	if (rc == 0 && b)
-		rc = db_put_ehelf(s->db, hex, b->st, b->cov, b->ms, b->sha256,
-				  b->signed_by, &err);
+		rc = db_put_ehelf(s->db, hex, b, &err);
 	if (rc == 0)
 		rc = db_put_file(s->db, row, &err);
 	if (rc == 0)
@@ -222,31 +212,42 @@ static void compile_and_record(shared *s, elf_file *f,
 {
 	ehelf_err err = { 0 };
 	ehelf_coverage *cov = calloc(1, sizeof *cov);
+	ehelf_compile_detail *det = calloc(1, sizeof *det);
 	ehelf_compile_opts opts = { .build_id = raw, .build_id_len = rawlen,
-				    .coverage = cov };
+				    .coverage = cov, .detail = det };
 	ehelf_compile_stats st = { 0 };
 	uint8_t *image = NULL;
 	size_t len = 0;
 	double t0 = progress_now();
-	int rc = cov ? ehelf_compile_elf(f, &opts, &image, &len, &st, &err)
-		     : err_set(&err, ERR_NOMEM, "out of memory");
+	int rc = cov && det ? ehelf_compile_elf(f, &opts, &image, &len, &st, &err)
+			    : err_set(&err, ERR_NOMEM, "out of memory");
 	double ms = (progress_now() - t0) * 1e3;
 	elf_file_close(f);
 	char sha[65];
 	bool signed_ = false;
-	if (rc == 0)
+	double store_ms = 0;
+	if (rc == 0) {
+		t0 = progress_now();
 		rc = store_ehelf(s, hex, image, len, sha, &signed_, &err);
+		store_ms = (progress_now() - t0) * 1e3;
+	}
 	free(image);
 	row->status = rc == 0 ? "built" : rc == ERR_NOTFOUND ? "no-cfi" : "failed";
 	row->error = rc < 0 ? err.msg : NULL;
 	row->ehelf = rc == 0 ? len : 0;
 
-	built_ehelf b = { &st, cov, ms, sha,
-			  signed_ ? sign_key_id(s->o->key) : NULL };
+	db_ehelf b = { .st = &st, .cov = cov, .detail = det, .compile_ms = ms,
+		       .store_ms = store_ms, .sha256 = sha,
+		       .signed_by = signed_ ? sign_key_id(s->o->key) : NULL };
 	pthread_mutex_lock(&s->lock);
 	record(s, row, hex, rc == 0 ? &b : NULL);
 	count(s, row->status, row->eh_frame, row->eh_frame_hdr, row->ehelf);
 	s->sum.signatures += signed_;
+	if (rc == 0) {
+		s->sum.rows += st.rows;
+		s->sum.summarised_rows += det->summarised_rows;
+		s->sum.sframe_bytes += sframe_est_bytes(&det->sframe);
+	}
 	if (c) {
 		c->done = true;
 		snprintf(c->status, sizeof c->status, "%s", row->status);
@@ -256,6 +257,9 @@ static void compile_and_record(shared *s, elf_file *f,
 	pthread_cond_broadcast(&s->claim_done);
 	pthread_mutex_unlock(&s->lock);
 	ehelf_compile_stats_free(&st);
+	if (det)
+		ehelf_compile_detail_free(det);
+	free(det);
 	free(cov);
 }
 

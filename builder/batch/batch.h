@@ -49,6 +49,9 @@ typedef struct batch_summary {
 				     * (32-bit, relocatable objects, modules) */
 	uint64_t eh_frame_bytes, eh_frame_hdr_bytes; /* of the ELFs seen */
 	uint64_t ehelf_bytes;       /* of the eh_elfs written */
+	/* of the eh_elfs built: rows of their tables, those whose rule set
+	 * has a summary, and the SFrame estimate (sframe_est.h) */
+	uint64_t rows, summarised_rows, sframe_bytes;
 	uint64_t signatures;        /* .sig files written (built or re-signed) */
 	double seconds;
 } batch_summary;

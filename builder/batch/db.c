@@ -8,6 +8,7 @@
 
 #include "../../client-lib/include/ehelf_abi.h"
 #include "../../common/buildid.h"
+#include "../../common/u64_map.h"
 #include "../cfi/dwarf_op.h"
 
 static const char schema_sql[] =
@@ -15,8 +16,21 @@ static const char schema_sql[] =
 	;
 
 enum { S_PKG_UPSERT, S_PKG_GET, S_PKG_END, S_FILE, S_EHELF, S_KINDS, S_OPS,
-       S_FDE_ROWS, S_LOOKUP, S_LOOKUP_PKG, S_SET_SIGNED, S_REOPEN,
-       S_CLEAR_KINDS, S_CLEAR_OPS, S_CLEAR_FDE, S_COUNT };
+       S_FDE_ROWS, S_RULESET, S_TEXT, S_FDE_SIZE, S_LOOKUP, S_LOOKUP_PKG,
+       S_SET_SIGNED, S_REOPEN, S_CLEAR_KINDS, S_CLEAR_OPS, S_CLEAR_FDE,
+       S_CLEAR_RULESETS, S_CLEAR_FDE_SIZES, S_COUNT };
+
+/* The eh_elfs columns after build_id, in the order S_EHELF binds them
+ * (from ?2); the first EHELF_V2_COLS exist since version 2, the others
+ * since version 3. */
+#define EHELF_COLS \
+	"ehelf_bytes, code_bytes, table_bytes, fdes, rows, unique_rows, entries," \
+	" unsupported_rows, compile_ms, sha256, abi_version, generator_version," \
+	" signed_by, stats_version, eh_frame_fdes, eh_frame_rows," \
+	" debug_frame_fdes, debug_frame_rows, summarised_rows, shapes, read_ms," \
+	" rules_ms, codegen_ms, image_ms, store_ms, sframe_bytes, sframe_fdes," \
+	" sframe_fres, sframe_skipped_fdes, sframe_skipped_rows"
+enum { EHELF_NCOLS = 30 };
 
 static const char *const sql[S_COUNT] = {
 	[S_PKG_UPSERT] =
@@ -43,10 +57,10 @@ static const char *const sql[S_COUNT] = {
 		" ehelf_bytes = excluded.ehelf_bytes, status = excluded.status,"
 		" error = excluded.error",
 	[S_EHELF] =
-		"INSERT OR REPLACE INTO eh_elfs (build_id, ehelf_bytes, code_bytes,"
-		" table_bytes, fdes, rows, unique_rows, entries, unsupported_rows,"
-		" compile_ms, sha256, abi_version, generator_version, signed_by)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		"INSERT OR REPLACE INTO eh_elfs (build_id, " EHELF_COLS ")"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		" ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27,"
+		" ?28, ?29, ?30, ?31)",
 	[S_KINDS] =
 		"INSERT INTO rule_kinds (build_id, column_no, no_rule, undefined,"
 		" same_value, offset, val_offset, register, expression, val_expression)"
@@ -56,9 +70,21 @@ static const char *const sql[S_COUNT] = {
 		" VALUES (?1, ?2, ?3, ?4)",
 	[S_FDE_ROWS] =
 		"INSERT INTO fde_rows (build_id, rows_per_fde, fdes) VALUES (?1, ?2, ?3)",
+	/* two rule sets of one ELF with one fingerprint (a 64-bit collision)
+	 * are one row: the first one's, with the rows of both */
+	[S_RULESET] =
+		"INSERT INTO rulesets (build_id, fingerprint, shape, rows, summarised,"
+		" supported, cfa_base, cfa_reg, cfa_offset, saved_regs)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+		" ON CONFLICT (build_id, fingerprint) DO UPDATE SET"
+		" rows = rows + excluded.rows",
+	[S_TEXT] =
+		"INSERT OR IGNORE INTO ruleset_texts (fingerprint, text) VALUES (?1, ?2)",
+	[S_FDE_SIZE] =
+		"INSERT INTO fde_sizes (build_id, log2, fdes, bytes) VALUES (?1, ?2, ?3, ?4)",
 	[S_LOOKUP] =
 		"SELECT ehelf_bytes, sha256, abi_version, generator_version,"
-		" signed_by FROM eh_elfs WHERE build_id = ?1",
+		" signed_by, stats_version FROM eh_elfs WHERE build_id = ?1",
 	[S_LOOKUP_PKG] =
 		"SELECT (SELECT count(DISTINCT package_id) FROM files WHERE"
 		" build_id = ?1 AND status IN ('built', 'present')), p.name, f.path"
@@ -72,16 +98,30 @@ static const char *const sql[S_COUNT] = {
 		" ON e.build_id = f.build_id WHERE f.status IN ('built', 'present')"
 		" AND (coalesce(e.abi_version, 0) < ?1"
 		" OR coalesce(e.generator_version, 0) < ?2"
+		" OR coalesce(e.stats_version, 0) < ?4"
 		" OR (?3 IS NOT NULL AND e.signed_by IS NOT ?3)))",
 	[S_CLEAR_KINDS] = "DELETE FROM rule_kinds WHERE build_id = ?1",
 	[S_CLEAR_OPS] = "DELETE FROM dwarf_ops WHERE build_id = ?1",
 	[S_CLEAR_FDE] = "DELETE FROM fde_rows WHERE build_id = ?1",
+	[S_CLEAR_RULESETS] = "DELETE FROM rulesets WHERE build_id = ?1",
+	[S_CLEAR_FDE_SIZES] = "DELETE FROM fde_sizes WHERE build_id = ?1",
 };
+
+/* At most this many fingerprints are remembered as having their
+ * ruleset_texts row (16 to 32 bytes each); beyond, the INSERT OR IGNORE
+ * just runs. */
+enum { TEXTS_KNOWN_MAX = 1 << 22 };
 
 struct batch_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[S_COUNT];
 	sqlite3_stmt *unsup_clear, *unsup_put;
+	/* fingerprints whose ruleset_texts row this process committed (most
+	 * rule sets recur in every ELF: their rows need not be written
+	 * again), and those written by the open transaction */
+	u64_map texts_known;
+	uint64_t *texts_pending;
+	size_t npending, cap_pending;
 	char path[1024];
 };
 
@@ -122,13 +162,26 @@ static int user_version(batch_db *db, int *v, ehelf_err *err)
 	return rc == SQLITE_ROW ? 0 : db_fail(db, err, "cannot read");
 }
 
-/* Version 0 to this one: the eh_elfs columns added since, in one
- * transaction (another process may be doing the same). */
+/* Version 0 or 2 to this one: the eh_elfs columns added since, in one
+ * transaction (another process may be doing the same); the tables added
+ * since are created by the schema script, which runs next. */
 static int migrate(batch_db *db, ehelf_err *err)
 {
 	static const char *const added[][2] = {
+		/* version 2 */
 		{ "sha256", "TEXT" }, { "abi_version", "INTEGER" },
 		{ "generator_version", "INTEGER" }, { "signed_by", "TEXT" },
+		/* version 3 */
+		{ "stats_version", "INTEGER" },
+		{ "eh_frame_fdes", "INTEGER" }, { "eh_frame_rows", "INTEGER" },
+		{ "debug_frame_fdes", "INTEGER" }, { "debug_frame_rows", "INTEGER" },
+		{ "summarised_rows", "INTEGER" }, { "shapes", "INTEGER" },
+		{ "read_ms", "REAL" }, { "rules_ms", "REAL" },
+		{ "codegen_ms", "REAL" }, { "image_ms", "REAL" },
+		{ "store_ms", "REAL" }, { "sframe_bytes", "INTEGER" },
+		{ "sframe_fdes", "INTEGER" }, { "sframe_fres", "INTEGER" },
+		{ "sframe_skipped_fdes", "INTEGER" },
+		{ "sframe_skipped_rows", "INTEGER" },
 	};
 	int rc = exec_sql(db, "BEGIN IMMEDIATE", "cannot upgrade", err);
 	for (size_t i = 0; rc == 0 && i < sizeof added / sizeof *added; i++) {
@@ -249,6 +302,8 @@ void db_close(batch_db *db)
 	sqlite3_finalize(db->unsup_clear);
 	sqlite3_finalize(db->unsup_put);
 	sqlite3_close(db->h);
+	u64_map_free(&db->texts_known);
+	free(db->texts_pending);
 	free(db);
 }
 
@@ -259,14 +314,38 @@ struct sqlite3 *db_handle(batch_db *db)
 
 int db_begin(batch_db *db, ehelf_err *err)
 {
+	db->npending = 0;
 	return sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK
 	       ? 0 : db_fail(db, err, "BEGIN");
 }
 
 int db_commit(batch_db *db, ehelf_err *err)
 {
-	return sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) == SQLITE_OK
-	       ? 0 : db_fail(db, err, "COMMIT");
+	if (sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(db, err, "COMMIT");
+	/* remembered once durable (a memory shortage only forgets some) */
+	for (size_t i = 0; i < db->npending &&
+	     db->texts_known.n < TEXTS_KNOWN_MAX; i++)
+		u64_map_put(&db->texts_known, db->texts_pending[i], 1, true);
+	db->npending = 0;
+	return 0;
+}
+
+/* Does FP need its ruleset_texts row written in this transaction? */
+static bool text_needed(batch_db *db, uint64_t fp)
+{
+	if (u64_map_get(&db->texts_known, fp))
+		return false;
+	if (db->npending == db->cap_pending) {
+		size_t cap = db->cap_pending ? 2 * db->cap_pending : 256;
+		uint64_t *v = realloc(db->texts_pending, cap * sizeof *v);
+		if (!v)
+			return true; /* written, not remembered */
+		db->texts_pending = v;
+		db->cap_pending = cap;
+	}
+	db->texts_pending[db->npending++] = fp;
+	return true;
 }
 
 /* Run a prepared statement to completion and reset it. */
@@ -365,6 +444,7 @@ int db_lookup_ehelf(batch_db *db, const char *hex, db_ehelf_row *out,
 		out->abi_version = sqlite3_column_int(s, 2);
 		out->generator_version = sqlite3_column_int(s, 3);
 		column_text(s, 4, out->signed_by, sizeof out->signed_by);
+		out->stats_version = sqlite3_column_int(s, 5);
 	}
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
@@ -390,7 +470,8 @@ int db_lookup_ehelf(batch_db *db, const char *hex, db_ehelf_row *out,
 bool db_ehelf_current(const db_ehelf_row *r)
 {
 	return r->abi_version >= EHELF_ABI_VERSION &&
-	       r->generator_version >= EHELF_GENERATOR_VERSION;
+	       r->generator_version >= EHELF_GENERATOR_VERSION &&
+	       r->stats_version >= DB_STATS_VERSION;
 }
 
 int db_set_signed(batch_db *db, const char *hex, const char *signed_by,
@@ -408,6 +489,7 @@ int db_reopen_outdated(batch_db *db, const char *key_id, ehelf_err *err)
 	sqlite3_bind_int(s, 1, EHELF_ABI_VERSION);
 	sqlite3_bind_int(s, 2, EHELF_GENERATOR_VERSION);
 	text(s, 3, key_id);
+	sqlite3_bind_int(s, 4, DB_STATS_VERSION);
 	int rc = run(db, s, err);
 	return rc < 0 ? rc : sqlite3_changes(db->h);
 }
@@ -418,10 +500,28 @@ static int clear(batch_db *db, sqlite3_stmt *s, const char *hex, ehelf_err *err)
 	return run(db, s, err);
 }
 
-int db_put_ehelf(batch_db *db, const char *hex, const ehelf_compile_stats *st,
-		 const ehelf_coverage *cov, double compile_ms,
-		 const char *sha256, const char *signed_by, ehelf_err *err)
+static void int64_or_null(sqlite3_stmt *s, int i, bool set, uint64_t v)
 {
+	if (set)
+		sqlite3_bind_int64(s, i, (sqlite3_int64)v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void double_or_null(sqlite3_stmt *s, int i, bool set, double v)
+{
+	if (set)
+		sqlite3_bind_double(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* The eh_elfs row of HEX. */
+static int put_ehelf_row(batch_db *db, const char *hex, const db_ehelf *e,
+			 ehelf_err *err)
+{
+	const ehelf_compile_stats *st = e->st;
+	const ehelf_compile_detail *d = e->detail;
 	sqlite3_stmt *s = db->st[S_EHELF];
 	text(s, 1, hex);
 	const uint64_t v[] = { st->output_bytes, st->code_bytes, st->table_bytes,
@@ -429,12 +529,85 @@ int db_put_ehelf(batch_db *db, const char *hex, const ehelf_compile_stats *st,
 			       st->unsupported_rows };
 	for (int i = 0; i < 8; i++)
 		sqlite3_bind_int64(s, 2 + i, (sqlite3_int64)v[i]);
-	sqlite3_bind_double(s, 10, compile_ms);
-	text(s, 11, sha256);
+	sqlite3_bind_double(s, 10, e->compile_ms);
+	text(s, 11, e->sha256);
 	sqlite3_bind_int(s, 12, EHELF_ABI_VERSION);
 	sqlite3_bind_int(s, 13, EHELF_GENERATOR_VERSION);
-	text(s, 14, signed_by);
-	int rc = run(db, s, err);
+	text(s, 14, e->signed_by);
+	/* since version 3 */
+	int64_or_null(s, 15, d, DB_STATS_VERSION);
+	const uint64_t n[] = {
+		d ? d->eh_frame_fdes : 0, d ? d->eh_frame_rows : 0,
+		d ? d->debug_frame_fdes : 0, d ? d->debug_frame_rows : 0,
+		d ? d->summarised_rows : 0, d ? d->shapes : 0,
+	};
+	for (int i = 0; i < 6; i++)
+		int64_or_null(s, 16 + i, d, n[i]);
+	const double ms[] = { d ? d->read_ms : 0, d ? d->rules_ms : 0,
+			      d ? d->codegen_ms : 0, d ? d->image_ms : 0,
+			      e->store_ms };
+	for (int i = 0; i < 5; i++)
+		double_or_null(s, 22 + i, d, ms[i]);
+	const uint64_t sf[] = {
+		d ? sframe_est_bytes(&d->sframe) : 0, d ? d->sframe.fdes : 0,
+		d ? d->sframe.fres : 0, d ? d->sframe.skipped_fdes : 0,
+		d ? d->sframe.skipped_rows : 0,
+	};
+	for (int i = 0; i < 5; i++)
+		int64_or_null(s, 27 + i, d, sf[i]);
+	_Static_assert(27 + 5 - 2 == EHELF_NCOLS, "every eh_elfs column bound");
+	return run(db, s, err);
+}
+
+/* The rulesets, ruleset_texts and fde_sizes rows of D. */
+static int put_detail(batch_db *db, const char *hex,
+		      const ehelf_compile_detail *d, ehelf_err *err)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < d->nrulesets; i++) {
+		const ehelf_ruleset_stat *r = &d->rulesets[i];
+		bool reg = r->cfa_base != EHELF_CFA_EXPR &&
+			   r->cfa_base != EHELF_CFA_NONE;
+		sqlite3_stmt *s = db->st[S_RULESET];
+		text(s, 1, hex);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)r->fingerprint);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)r->shape);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)r->rows);
+		sqlite3_bind_int(s, 5, r->summarised);
+		sqlite3_bind_int(s, 6, r->supported);
+		sqlite3_bind_text(s, 7, ehelf_cfa_base_name(r->cfa_base), -1,
+				  SQLITE_STATIC);
+		int64_or_null(s, 8, reg, r->cfa_reg);
+		int64_or_null(s, 9, reg, (uint64_t)r->cfa_offset);
+		sqlite3_bind_int(s, 10, r->saved_regs);
+		rc = run(db, s, err);
+		if (rc < 0 || !text_needed(db, r->fingerprint))
+			continue;
+		s = db->st[S_TEXT];
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)r->fingerprint);
+		sqlite3_bind_text(s, 2, r->text, -1, SQLITE_STATIC);
+		rc = run(db, s, err);
+	}
+	for (int b = 0; rc == 0 && b < EHELF_FDE_SIZE_BUCKETS; b++) {
+		if (!d->fde_size_fdes[b])
+			continue;
+		sqlite3_stmt *s = db->st[S_FDE_SIZE];
+		text(s, 1, hex);
+		sqlite3_bind_int(s, 2, b);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)d->fde_size_fdes[b]);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)d->fde_size_bytes[b]);
+		rc = run(db, s, err);
+	}
+	return rc;
+}
+
+int db_put_ehelf(batch_db *db, const char *hex, const db_ehelf *e,
+		 ehelf_err *err)
+{
+	const ehelf_compile_stats *st = e->st;
+	const ehelf_coverage *cov = e->cov;
+	sqlite3_stmt *s;
+	int rc = put_ehelf_row(db, hex, e, err);
 	/* the detail tables: replaced as a whole */
 	if (rc == 0)
 		rc = clear(db, db->st[S_CLEAR_KINDS], hex, err);
@@ -444,6 +617,12 @@ int db_put_ehelf(batch_db *db, const char *hex, const ehelf_compile_stats *st,
 		rc = clear(db, db->st[S_CLEAR_FDE], hex, err);
 	if (rc == 0)
 		rc = clear(db, db->unsup_clear, hex, err);
+	if (rc == 0)
+		rc = clear(db, db->st[S_CLEAR_RULESETS], hex, err);
+	if (rc == 0)
+		rc = clear(db, db->st[S_CLEAR_FDE_SIZES], hex, err);
+	if (rc == 0 && e->detail)
+		rc = put_detail(db, hex, e->detail, err);
 	for (int col = 0; rc == 0 && col <= UW_NCOLS; col++) {
 		s = db->st[S_KINDS];
 		text(s, 1, hex);

@@ -26,11 +26,15 @@ struct sqlite3;
 enum {
 	DB_SCHEMA_VERSION = INDEX_DB_VERSION, /* PRAGMA user_version of
 					       * builder/schema.sql */
+	DB_STATS_VERSION = 1,    /* eh_elfs.stats_version of the statistics
+				  * db_put_ehelf records (schema.sql) */
 	DB_READ_ONLY = 1,        /* db_open flag */
 };
 
 /* Open PATH.  FLAGS 0: for writing, created with its schema if needed, a
- * database of version 0 migrated silently.  DB_READ_ONLY: an existing
+ * database of version 0 or 2 migrated silently to this version (the
+ * columns and tables it lacks added; its eh_elfs rows, without
+ * statistics, are rebuilt by the next run: db_reopen_outdated).  DB_READ_ONLY: an existing
  * database of this version only, nothing created or changed (a server
  * over a read-only store; where the -shm file of a WAL database cannot be
  * created, it is read as an immutable snapshot).  A database of a later
@@ -63,13 +67,27 @@ typedef struct db_file {
 
 int db_put_file(batch_db *db, const db_file *f, ehelf_err *err);
 
-/* The eh_elf of HEX, its statistics and coverage, the SHA-256 of its bytes
- * (64 lowercase hex digits) and the key ID that signed it (NULL:
- * unsigned); recorded with this build's EHELF_ABI_VERSION and
- * EHELF_GENERATOR_VERSION. */
-int db_put_ehelf(batch_db *db, const char *hex, const ehelf_compile_stats *st,
-		 const ehelf_coverage *cov, double compile_ms,
-		 const char *sha256, const char *signed_by, ehelf_err *err);
+/* An eh_elf built, as db_put_ehelf records it. */
+typedef struct db_ehelf {
+	const ehelf_compile_stats *st;
+	const ehelf_coverage *cov;
+	/* the statistics of schema version 3; NULL: none recorded
+	 * (stats_version and its columns NULL, no rulesets or fde_sizes
+	 * rows) */
+	const ehelf_compile_detail *detail;
+	double compile_ms;      /* ehelf_compile_elf() */
+	double store_ms;        /* writing it to the store (with detail only) */
+	const char *sha256;     /* of its bytes, 64 lowercase hex digits */
+	const char *signed_by;  /* key ID of its signature; NULL: unsigned */
+} db_ehelf;
+
+/* The eh_elf of HEX, with E's statistics, recorded with this build's
+ * EHELF_ABI_VERSION, EHELF_GENERATOR_VERSION and (with E->detail)
+ * DB_STATS_VERSION.  Its earlier detail rows (rule_kinds, dwarf_ops,
+ * fde_rows, unsupported, rulesets, fde_sizes) are replaced;
+ * ruleset_texts rows are added where missing (shared by every ELF). */
+int db_put_ehelf(batch_db *db, const char *hex, const db_ehelf *e,
+		 ehelf_err *err);
 
 /* Record that key SIGNED_BY signed HEX's eh_elf. */
 int db_set_signed(batch_db *db, const char *hex, const char *signed_by,
@@ -82,6 +100,7 @@ typedef struct db_ehelf_row {
 	char sha256[65];                    /* of its bytes, lowercase hex */
 	int abi_version;                    /* EHELF_ABI_VERSION it was built for */
 	int generator_version;              /* EHELF_GENERATOR_VERSION */
+	int stats_version;                  /* DB_STATS_VERSION; 0: no statistics */
 	char signed_by[SIG_KEYID_HEX + 1];  /* key ID of its .sig; "" unsigned */
 	uint64_t packages;  /* packages shipping a file of this build-ID it was
 			     * built from (files rows built or present) */
@@ -95,11 +114,14 @@ int db_lookup_ehelf(batch_db *db, const char *hex, db_ehelf_row *out,
 		    ehelf_err *err);
 
 /* Was R built by this ehelf-batch's ABI and generator versions (or later
- * ones)?  If not, the next run rebuilds it. */
+ * ones), with its statistics recorded (DB_STATS_VERSION or later)?  If
+ * not, the next run rebuilds it. */
 bool db_ehelf_current(const db_ehelf_row *r);
 
 /* Mark unfinished the packages shipping an eh_elf that is not current
- * (older or NULL versions) or, when KEY_ID is not NULL, not signed by that
+ * (older or NULL versions, stats_version included: eh_elfs of older
+ * databases and of ehelf-server's on-demand builds, which record no
+ * statistics) or, when KEY_ID is not NULL, not signed by that
  * key, so that this run reads them again: rebuilds the former, signs the
  * latter.  Returns how many packages, or ERR_IO. */
 int db_reopen_outdated(batch_db *db, const char *key_id, ehelf_err *err);

@@ -159,6 +159,13 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 			     "%d)", dbpath, version, DB_SCHEMA_VERSION);
 	else if (version < 0 || !db_has_column(h, "s", "eh_elfs", "build_id"))
 		rc = err_set(err, ERR_IO, "%s: not an ehelf-batch database", dbpath);
+	else if (version < DB_SCHEMA_VERSION)
+		/* its eh_elfs lack the statistics: a writing run migrates it
+		 * and rebuilds them */
+		rc = err_set(err, ERR_UNSUPPORTED, "%s: written by an older "
+			     "ehelf-batch (database version %d; merge reads version "
+			     "%d): run ehelf-batch on the shard once to migrate it",
+			     dbpath, version, DB_SCHEMA_VERSION);
 	/* eh_elf files first, so no row points at a missing one */
 	rc = rc ? rc : exec(h, "CREATE TEMP TABLE IF NOT EXISTS left_out (build_id"
 			    " TEXT PRIMARY KEY, why TEXT); DELETE FROM left_out",
@@ -180,7 +187,8 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 	sqlite3_finalize(ids);
 
 	static const char *const details[] = { "rule_kinds", "dwarf_ops",
-					       "fde_rows", "unsupported" };
+					       "fde_rows", "unsupported",
+					       "rulesets", "fde_sizes" };
 	static const char *const signer[] = {
 		"signed_by", "coalesce(x.signed_by, CASE WHEN m.sha256 = x.sha256"
 		" THEN m.signed_by END)", NULL };
@@ -226,6 +234,10 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 				  " NOT IN (SELECT build_id FROM left_out)", err);
 	for (size_t i = 0; rc == 0 && i < sizeof details / sizeof *details; i++)
 		rc = copy_table(h, details[i], NULL, kept, err);
+	/* shared by every ELF: the rule sets the shard's rows name */
+	rc = rc ? rc : exec(h, "INSERT OR IGNORE INTO main.ruleset_texts"
+			    " (fingerprint, text) SELECT fingerprint, text"
+			    " FROM s.ruleset_texts", "copying ruleset_texts", err);
 	rc = rc ? rc : exec(h, copy_files, "copying files", err);
 	if (rc == 0) {
 		rc = exec(h, "COMMIT", "COMMIT", err);

@@ -8,9 +8,11 @@
  * copied (hard-linked when on the same file system) before their rows, and
  * a shard row whose eh_elf file is missing is reported and left out.  A
  * shard's eh_elf replaces the merged store's unless that one was built by
- * a newer ABI or generator version.  Shard databases of older versions
- * are read as they are (the columns they lack become NULL); newer ones
- * are refused.
+ * a newer ABI or generator version.  Only shard databases of this
+ * version are merged (every column and table named, the statistics
+ * tables rulesets, fde_sizes and ruleset_texts included): older ones
+ * (ERR_UNSUPPORTED: run ehelf-batch on the shard once, which migrates it
+ * and records the statistics its eh_elfs lack) and newer ones are refused.
  */
 #ifndef EHELF_BATCH_MERGE_H
 #define EHELF_BATCH_MERGE_H

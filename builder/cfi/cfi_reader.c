@@ -207,6 +207,7 @@ int cfi_reader_next(cfi_reader *r, uw_fde *fde, ehelf_err *err)
 			goto fail;
 		*fde = (uw_fde){
 			.lo = h.lo, .hi = h.hi, .offset = h.offset,
+			.size = e.next - e.offset,
 			.cie_offset = h.cie_offset, .section = s->name,
 			.signal_frame = cs->cie.signal_frame,
 			.extra_cols = counts.extra_cols,

@@ -78,6 +78,9 @@ typedef struct uw_row {
 typedef struct uw_fde {
 	uint64_t lo, hi;         /* pc range of the FDE, [lo, hi) */
 	uint64_t offset;         /* of the FDE in its section */
+	uint64_t size;           /* bytes of the whole entry, its initial
+				  * length field (4, or 12 for 64-bit DWARF)
+				  * included */
 	uint64_t cie_offset;     /* of its CIE in the same section */
 	const char *section;     /* ".eh_frame" or ".debug_frame" */
 	bool signal_frame;       /* CIE augmentation 'S' */

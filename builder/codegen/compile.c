@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../common/buildid.h"
 #include "../cfi/cfi_reader.h"
@@ -12,6 +13,8 @@
 #include "entry_gen.h"
 #include "lookup_table.h"
 #include "ruleset.h"
+#include "ruleset_fp.h"
+#include "summary.h"
 
 typedef struct ivec {
 	lt_interval *v;
@@ -73,20 +76,56 @@ static void cover_fde(ehelf_coverage *cov, const uw_fde *fde)
 		cover_row(cov, &fde->rows[i]);
 }
 
-/* Read every row: intern its rule set, record its interval. */
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static unsigned log2_floor(uint64_t v)
+{
+	unsigned b = 0;
+	while (v >>= 1)
+		b++;
+	return b;
+}
+
+/* FDE's size, section and SFrame cost into D. */
+static void detail_fde(ehelf_compile_detail *d, const uw_fde *fde)
+{
+	unsigned b = log2_floor(fde->size ? fde->size : 1);
+	d->fde_size_fdes[b]++;
+	d->fde_size_bytes[b] += fde->size;
+	if (fde->section && strcmp(fde->section, ".debug_frame") == 0) {
+		d->debug_frame_fdes++;
+		d->debug_frame_rows += fde->nrows;
+	} else {
+		d->eh_frame_fdes++;
+		d->eh_frame_rows += fde->nrows;
+	}
+	sframe_est_fde(&d->sframe, fde);
+}
+
+/* Read every row: intern its rule set, record its interval.  With DET,
+ * the time inside the reader and the interning are measured apart. */
 static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
 		     ivec *iv, ehelf_compile_stats *st, ehelf_coverage *cov,
-		     uint64_t *pc_lo, uint64_t *pc_hi, ehelf_err *err)
+		     ehelf_compile_detail *det, uint64_t *pc_lo,
+		     uint64_t *pc_hi, ehelf_err *err)
 {
 	int rc = 0;
 	uw_fde fde;
 	uint32_t seq = 0;
 	*pc_lo = UINT64_MAX;
 	*pc_hi = 0;
+	double t0 = det ? now_ms() : 0, t1 = 0;
 	while (rc >= 0 && (rc = cfi_reader_next(r, &fde, err)) > 0) {
+		if (det) {
+			t1 = now_ms();
+			det->read_ms += t1 - t0;
+		}
 		st->fdes++;
-		if (cov)
-			cover_fde(cov, &fde);
 		for (size_t i = 0; i < fde.nrows && rc >= 0; i++) {
 			const uw_row *row = &fde.rows[i];
 			int64_t idx = ruleset_intern(rs, &row->r,
@@ -104,11 +143,126 @@ static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
 			*pc_lo = row->lo < *pc_lo ? row->lo : *pc_lo;
 			*pc_hi = row->hi > *pc_hi ? row->hi : *pc_hi;
 		}
+		if (det)
+			det->rules_ms += now_ms() - t1;
+		if (cov)
+			cover_fde(cov, &fde);
+		if (det) {
+			detail_fde(det, &fde);
+			t0 = now_ms();
+		}
 	}
+	if (det && rc == 0) /* the last call, which found the end */
+		det->read_ms += now_ms() - t0;
 	if (rc == 0 && st->rows == 0)
 		rc = err_set(err, ERR_NOTFOUND, "%s: unwind tables have no rows",
 			     name);
 	return rc;
+}
+
+const char *ehelf_cfa_base_name(ehelf_cfa_base b)
+{
+	static const char *const names[] = {
+		[EHELF_CFA_RSP] = "rsp", [EHELF_CFA_RBP] = "rbp",
+		[EHELF_CFA_REG] = "reg", [EHELF_CFA_EXPR] = "expr",
+		[EHELF_CFA_NONE] = "none",
+	};
+	return (unsigned)b < sizeof names / sizeof *names ? names[b] : "none";
+}
+
+static ehelf_cfa_base cfa_base(const uw_cfa *c)
+{
+	if (c->kind == UW_CFA_EXPR)
+		return EHELF_CFA_EXPR;
+	if (c->kind != UW_CFA_REG_OFF)
+		return EHELF_CFA_NONE;
+	return c->reg == UW_RSP ? EHELF_CFA_RSP : c->reg == UW_RBP ? EHELF_CFA_RBP
+	       : EHELF_CFA_REG;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* RS's statistics into *O, but its text. */
+static void ruleset_stat(const ruleset *rs, bool supported,
+			 ehelf_ruleset_stat *o)
+{
+	const uw_rules *r = &rs->r;
+	*o = (ehelf_ruleset_stat){
+		.fingerprint = ruleset_fp(rs), .shape = ruleset_shape_fp(rs),
+		.rows = rs->nrows, .summarised = ruleset_summary(rs) != 0,
+		.supported = supported, .cfa_base = (uint8_t)cfa_base(&r->cfa),
+	};
+	if (r->cfa.kind == UW_CFA_REG_OFF) {
+		o->cfa_reg = r->cfa.reg;
+		o->cfa_offset = r->cfa.off;
+	}
+	for (int c = 0; c < 16; c++) {
+		uint8_t k = r->reg[c].kind;
+		o->saved_regs += k == UW_OFFSET || k == UW_VAL_OFFSET ||
+				 k == UW_REGISTER || k == UW_EXPR ||
+				 k == UW_VAL_EXPR;
+	}
+}
+
+/* The per-rule-set part of D, from RS and the rule sets BLOB could not
+ * compile.  Returns 0 or ERR_NOMEM. */
+static int detail_rulesets(ehelf_compile_detail *d, const ruleset_table *rs,
+			   const gen_blob *blob)
+{
+	size_t n = rs->n - 1, cap = 64 * (n + 1), used = 0;
+	bool *unsup = calloc(rs->n, sizeof *unsup);
+	uint64_t *shapes = malloc((n + 1) * sizeof *shapes);
+	size_t *text_at = malloc((n + 1) * sizeof *text_at);
+	d->rulesets = calloc(n + 1, sizeof *d->rulesets);
+	d->texts = malloc(cap);
+	int rc = unsup && shapes && text_at && d->rulesets && d->texts ? 0
+		 : ERR_NOMEM;
+	for (size_t i = 0; rc == 0 && i < blob->nunsupported; i++)
+		if (blob->unsupported[i].ruleset < rs->n)
+			unsup[blob->unsupported[i].ruleset] = true;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const ruleset *x = &rs->v[i + 1];
+		ehelf_ruleset_stat *o = &d->rulesets[i];
+		ruleset_stat(x, !unsup[i + 1], o);
+		d->summarised_rows += o->summarised ? o->rows : 0;
+		shapes[i] = o->shape;
+		if (cap - used < RULESET_TEXT_MAX) {
+			char *t = realloc(d->texts, 2 * cap);
+			if (!t) {
+				rc = ERR_NOMEM;
+				break;
+			}
+			d->texts = t;
+			cap *= 2;
+		}
+		text_at[i] = used;
+		used += ruleset_text(x, d->texts + used, cap - used) + 1;
+	}
+	if (rc == 0) {
+		d->nrulesets = n;
+		for (size_t i = 0; i < n; i++)
+			d->rulesets[i].text = d->texts + text_at[i];
+		qsort(shapes, n, sizeof *shapes, cmp_u64);
+		for (size_t i = 0; i < n; i++)
+			d->shapes += i == 0 || shapes[i] != shapes[i - 1];
+	}
+	free(unsup);
+	free(shapes);
+	free(text_at);
+	return rc;
+}
+
+void ehelf_compile_detail_free(ehelf_compile_detail *d)
+{
+	free(d->rulesets);
+	free(d->texts);
+	d->rulesets = NULL;
+	d->texts = NULL;
+	d->nrulesets = 0;
 }
 
 /* Is DEBUG a debug file of F (the same build-ID)? */
@@ -192,6 +346,9 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	ehelf_coverage *cov = opts ? opts->coverage : NULL;
 	if (cov)
 		memset(cov, 0, sizeof *cov);
+	ehelf_compile_detail *det = opts ? opts->detail : NULL;
+	if (det)
+		memset(det, 0, sizeof *det);
 	struct ehelf_info info = { .magic = EHELF_INFO_MAGIC,
 				   .abi_version = EHELF_ABI_VERSION };
 	const uint8_t *id = opts ? opts->build_id : NULL;
@@ -208,12 +365,17 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	gen_blob blob = { 0 };
 	if (ruleset_table_init(&rs) < 0)
 		return err_set(err, ERR_NOMEM, "out of memory");
-	int rc = read_rows(r, name, &rs, &iv, st, cov, &info.pc_lo, &info.pc_hi,
-			   err);
+	int rc = read_rows(r, name, &rs, &iv, st, cov, det, &info.pc_lo,
+			   &info.pc_hi, err);
 	if (rc < 0)
 		goto out;
 	info.rows = st->rows;
+	double t = det ? now_ms() : 0;
 	rc = lt_build(&lt, iv.v, iv.n);
+	if (det) {
+		det->rules_ms += now_ms() - t;
+		t = now_ms();
+	}
 	if (rc < 0) {
 		err_set(err, rc, "%s: cannot build the lookup table", name);
 		goto out;
@@ -222,9 +384,15 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	st->overlaps = lt.overlaps;
 	st->rulesets = (uint32_t)rs.n;
 	rc = gen_blob_build(&blob, &lt, &rs, &info);
+	if (det)
+		det->codegen_ms = now_ms() - t;
 	if (rc < 0) {
 		err_set(err, rc, "%s: code generation failed (%s)", name,
 			err_code_name(rc));
+		goto out;
+	}
+	if (det && (rc = detail_rulesets(det, &rs, &blob)) < 0) {
+		err_set(err, rc, "out of memory");
 		goto out;
 	}
 	if (blob.nunsupported) {
@@ -257,7 +425,10 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 		.info_size = sizeof info, .build_id = info.build_id,
 		.build_id_len = idlen,
 	};
+	t = det ? now_ms() : 0;
 	rc = eh_elf_write(&parts, image, len);
+	if (det)
+		det->image_ms = now_ms() - t;
 	if (rc < 0)
 		err_set(err, rc, "%s: cannot write the eh_elf", name);
 	else
@@ -269,6 +440,8 @@ out:
 	ruleset_table_free(&rs);
 	if (!stats || rc < 0)
 		ehelf_compile_stats_free(st);
+	if (det && rc < 0)
+		ehelf_compile_detail_free(det);
 	return rc;
 }
 

@@ -10,12 +10,14 @@
 #ifndef EHELF_CODEGEN_COMPILE_H
 #define EHELF_CODEGEN_COMPILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../../common/elf_file.h"
 #include "../../common/err.h"
 #include "../cfi/unwind_ir.h"
+#include "sframe_est.h"
 
 /* The code generator's version, recorded with each eh_elf in the batch
  * database: bump it when the code generator's output changes for the same
@@ -42,6 +44,68 @@ typedef struct ehelf_coverage {
 	uint64_t signal_fdes, extra_cols, args_size_ops;
 } ehelf_coverage;
 
+enum { EHELF_FDE_SIZE_BUCKETS = 64 }; /* log2 of an FDE's size in bytes */
+
+/* Where a rule set's CFA comes from (the rulesets table's cfa_base). */
+typedef enum ehelf_cfa_base {
+	EHELF_CFA_RSP,    /* "rsp": register 7 + offset */
+	EHELF_CFA_RBP,    /* "rbp": register 6 + offset */
+	EHELF_CFA_REG,    /* "reg": another register + offset */
+	EHELF_CFA_EXPR,   /* "expr": a DWARF expression */
+	EHELF_CFA_NONE,   /* "none": no CFA rule (UW_CFA_UNSET) */
+} ehelf_cfa_base;
+
+/* The name the database gives B ("rsp", "rbp", "reg", "expr", "none"). */
+const char *ehelf_cfa_base_name(ehelf_cfa_base b);
+
+/* One distinct rule set of the table (ruleset_fp.h). */
+typedef struct ehelf_ruleset_stat {
+	uint64_t fingerprint;   /* ruleset_fp() */
+	uint64_t shape;         /* ruleset_shape_fp() */
+	uint64_t rows;          /* rows using it */
+	bool summarised;        /* it has an ehelf_describe summary (summary.h) */
+	bool supported;         /* compiled (not in the unsupported list) */
+	uint8_t cfa_base;       /* ehelf_cfa_base */
+	uint8_t saved_regs;     /* columns 0..15 with an offset, val_offset,
+				 * register, expression or val_expression rule */
+	uint16_t cfa_reg;       /* EHELF_CFA_RSP/RBP/REG: the register */
+	int64_t cfa_offset;     /* EHELF_CFA_RSP/RBP/REG: the offset */
+	const char *text;       /* ruleset_text(), in the detail's text pool */
+} ehelf_ruleset_stat;
+
+/* What the batch database records beyond ehelf_compile_stats (the
+ * statistics of schema.sql version 3), filled only when asked for
+ * (ehelf_compile_opts.detail): it costs clock reads per FDE and a pass
+ * over the rule sets.
+ *
+ * Ownership: rulesets and the text pool they point into are malloc'd by
+ * the compile and belong to the caller, who frees them with
+ * ehelf_compile_detail_free() (a failed compile has freed them already:
+ * NULL; freeing again is harmless). */
+typedef struct ehelf_compile_detail {
+	ehelf_ruleset_stat *rulesets;  /* one per distinct rule set, in the
+					* order of their first row; the
+					* "not covered" placeholder left out */
+	size_t nrulesets;
+	char *texts;                   /* their texts, NUL-separated */
+	/* FDEs by size (the whole entry, uw_fde.size): bucket b holds sizes
+	 * 2^b .. 2^(b+1)-1, with their total in bytes */
+	uint64_t fde_size_fdes[EHELF_FDE_SIZE_BUCKETS];
+	uint64_t fde_size_bytes[EHELF_FDE_SIZE_BUCKETS];
+	/* FDEs and rows read from each section (uw_fde.section) */
+	uint64_t eh_frame_fdes, eh_frame_rows, debug_frame_fdes, debug_frame_rows;
+	uint64_t summarised_rows;      /* rows whose rule set is summarised */
+	uint64_t shapes;               /* distinct shape fingerprints */
+	/* wall time (CLOCK_MONOTONIC) in ms: inside cfi_reader_next();
+	 * interning rule sets and building the lookup table; generating the
+	 * code (gen_blob_build); writing the ELF image (eh_elf_write) */
+	double read_ms, rules_ms, codegen_ms, image_ms;
+	sframe_est sframe;             /* SFrame estimate (sframe_est.h) */
+} ehelf_compile_detail;
+
+/* Free D's lists (D itself is the caller's); D stays valid and empty. */
+void ehelf_compile_detail_free(ehelf_compile_detail *d);
+
 typedef struct ehelf_compile_stats {
 	uint64_t eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes;
 	uint64_t fdes, rows;        /* IR rows read */
@@ -60,6 +124,9 @@ typedef struct ehelf_compile_opts {
 	size_t build_id_len;
 	/* If set: zeroed, then filled with what the table is made of. */
 	ehelf_coverage *coverage;
+	/* If set: zeroed, then filled with the detail above (its lists
+	 * freed by the caller with ehelf_compile_detail_free). */
+	ehelf_compile_detail *detail;
 	/* If set (ehelf_compile_elf only): a separate debug file of the same
 	 * build-ID as the ELF, whose .debug_frame fills addresses the ELF's
 	 * own tables do not cover; one of another build-ID is refused

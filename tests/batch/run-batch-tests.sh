@@ -4,8 +4,10 @@
 # Debian packages with a .PKGINFO), a plain directory tree, corrupt inputs;
 # then incremental reruns, signatures (each checked with the openssl CLI
 # alone), the database as an index (sha256, versions, lookup), eh_elfs of
-# older versions rebuilt, a database of the first schema migrated and
-# merged, sharding with merge (signatures kept), and kill -9 mid-run.
+# older versions (or without statistics) rebuilt, databases of the first
+# schema and of version 2 migrated (and refused read-only and as shards),
+# the statistics of version 3 (store-check's consistency checks and a few
+# exact values), sharding with merge (signatures kept), and kill -9 mid-run.
 # Usage: tests/batch/run-batch-tests.sh BUILD
 set -eu
 build=$(cd "${1:?usage: run-batch-tests.sh BUILD}" && pwd)
@@ -157,7 +159,7 @@ cp "$(deb sqlite3)" "$T/repo/debian/"
 dump "$T/s1" >"$T/d1"
 
 echo "== the database as an index"
-[ "$(q "$T/s1" "PRAGMA user_version")" = 2 ] && ok "user_version 2" ||
+[ "$(q "$T/s1" "PRAGMA user_version")" = 3 ] && ok "user_version 3" ||
 	bad "user_version $(q "$T/s1" "PRAGMA user_version")"
 store_sums "$T/s1" >"$T/sums"
 db_sums "$T/s1" >"$T/dbsums"
@@ -244,6 +246,52 @@ store_sums "$T/s1" | cmp -s - "$T/sums" && db_sums "$T/s1" | cmp -s - "$T/sums" 
 [ "$(sigs_digest "$T/s1")" = "$sigs" ] || bad "signatures after the rebuild"
 dump "$T/s1" | cmp -s - "$T/d1" || bad "files rows changed by the rebuild"
 "$check" --complete "$T/s1" >/dev/null || bad "store-check after the rebuild"
+# a row without statistics, as ehelf-server's on-demand builds write them
+nostats=$(q "$T/s1" "SELECT build_id FROM eh_elfs ORDER BY build_id LIMIT 1 OFFSET 5")
+stats_of() { q "$T/s1" "SELECT (SELECT count(*) FROM rulesets WHERE build_id = '$1')
+	|| ' ' || (SELECT count(*) FROM fde_sizes WHERE build_id = '$1')
+	|| ' ' || (SELECT rows || ' ' || shapes || ' ' || sframe_bytes FROM eh_elfs
+	           WHERE build_id = '$1')"; }
+want=$(stats_of "$nostats")
+q "$T/s1" "DELETE FROM rulesets WHERE build_id = '$nostats';
+           DELETE FROM fde_sizes WHERE build_id = '$nostats';
+           UPDATE eh_elfs SET stats_version = NULL, shapes = NULL, sframe_bytes = NULL
+           WHERE build_id = '$nostats'"
+"$batch" lookup --store "$T/s1" "$nostats" | grep -q '"stats_version": 0, "current": false' ||
+	bad "lookup of a row without statistics: not current"
+"$batch" --store "$T/s1" --sign-key "$T/key.pem" --json "$T/repo" "$T/tree" >"$T/jstats"
+[ "$(json "$T/jstats" built)" = 1 ] && [ "$(stats_of "$nostats")" = "$want" ] &&
+	[ "$(q "$T/s1" "SELECT stats_version FROM eh_elfs WHERE build_id = '$nostats'")" = 1 ] &&
+	store_sums "$T/s1" | cmp -s - "$T/sums" && dump "$T/s1" | cmp -s - "$T/d1" &&
+	"$check" --complete "$T/s1" >/dev/null &&
+	ok "a row without statistics (stats_version NULL): rebuilt, the same statistics recorded again ($want)" ||
+	bad "row without statistics: $(cat "$T/jstats"), '$(stats_of "$nostats")' vs '$want'"
+
+echo "== the statistics (schema version 3)"
+n=$(q "$T/s1" "SELECT count(*) FROM eh_elfs WHERE stats_version IS NOT 1")
+[ "$n" = 0 ] && ok "every eh_elfs row: stats_version 1" || bad "$n rows without statistics"
+"$check" --complete "$T/s1" | grep -q "($rows with statistics)" &&
+	ok "store-check's consistency checks of the statistics pass on $rows eh_elfs" ||
+	bad "store-check: statistics"
+# libc.so.6: rows, FDEs and the section split against the CFI reader's
+# own dump, the text of its commonest rule set
+rm -rf "$T/x" && mkdir "$T/x" && dpkg-deb -x "$(deb libc6)" "$T/x"
+libc_so=$(find "$T/x" -name 'libc.so.6' | head -n 1)
+r=$(q "$T/s1" "SELECT eh_frame_fdes || ' ' || debug_frame_fdes || ' ' || debug_frame_rows
+               || ' ' || (eh_frame_rows = rows) || ' ' || (summarised_rows <= rows)
+               FROM eh_elfs WHERE build_id = '$libc'")
+nfde=$(readelf --debug-dump=frames "$libc_so" 2>/dev/null | grep -c ' FDE cie=')
+case "$r" in "$nfde 0 0 1 1") ok "libc.so.6: $nfde FDEs, all of .eh_frame, as readelf counts them" ;;
+	*) bad "libc.so.6: '$r', readelf counts $nfde FDEs" ;; esac
+t=$(q "$T/s1" "SELECT t.text FROM rulesets r JOIN ruleset_texts t USING (fingerprint)
+               WHERE r.build_id = '$libc' ORDER BY r.rows DESC LIMIT 1")
+[ "$t" = "cfa=rsp+8 ra=c-8" ] && ok "libc.so.6's commonest rule set: $t" ||
+	bad "libc.so.6's commonest rule set: '$t'"
+n=$(q "$T/s1" "SELECT count(DISTINCT r.shape) FROM rulesets r JOIN ruleset_texts t
+               USING (fingerprint) WHERE t.text GLOB 'cfa=rsp+[0-9]* ra=c-8'
+               AND t.text NOT GLOB '* * *'")
+[ "$n" = 1 ] && ok "the rule sets 'cfa=rsp+N ra=c-8' of every ELF: one shape" ||
+	bad "'cfa=rsp+N ra=c-8': $n shapes"
 
 echo "== a database of the first schema (user_version 0)"
 mkdir -p "$T/old"
@@ -263,32 +311,78 @@ status=0
 "$batch" lookup --store "$T/old" "$libc" >/dev/null 2>"$T/el" || status=$?
 [ "$status" = 1 ] && grep -q "written by an older ehelf-batch" "$T/el" &&
 	ok "read-only, it is refused: $(cat "$T/el")" || bad "lookup in a version-0 database: $status $(cat "$T/el")"
-"$batch" merge --store "$T/mv0" --json "$T/old" >"$T/jmv0"
-[ "$(q "$T/mv0" "SELECT count(*) FROM eh_elfs WHERE sha256 IS NULL AND abi_version IS NULL
-                 AND generator_version IS NULL AND signed_by IS NULL")" = "$rows" ] &&
-	[ "$(q "$T/mv0" "PRAGMA user_version")" = 2 ] && dump "$T/mv0" | cmp -s - "$T/d1" &&
-	ok "merged as a shard: its rows, the columns it lacks NULL" || bad "merging a version-0 shard: $(cat "$T/jmv0")"
-"$check" --complete "$T/mv0" >/dev/null || bad "store-check after merging a version-0 shard"
-"$batch" merge --store "$T/mcur" "$T/s1" "$T/old" 2>/dev/null
-[ "$(q "$T/mcur" "$cols")" = "$(q "$T/s1" "$cols")" ] && [ "$(sigs_digest "$T/mcur")" = "$sigs" ] &&
-	dump "$T/mcur" | cmp -s - "$T/d1" &&
-	ok "merged after a current signed store: the current eh_elfs, rows and signatures kept" ||
-	bad "a version-0 shard over current rows"
+status=0
+"$batch" merge --store "$T/mv0" --json "$T/old" >"$T/jmv0" 2>"$T/emv0" || status=$?
+[ "$status" = 1 ] && grep -q "database version 0.*run ehelf-batch on the shard once to migrate it" "$T/emv0" &&
+	[ "$(q "$T/mv0" "SELECT count(*) FROM eh_elfs")" = 0 ] &&
+	ok "as a shard, it is refused: $(cat "$T/emv0")" || bad "merging a version-0 shard: $status $(cat "$T/emv0")"
 "$batch" --store "$T/old" --json "$T/repo" "$T/tree" >"$T/jv0" 2>"$T/ev0"
-[ "$(q "$T/old" "PRAGMA user_version")" = 2 ] && [ ! -s "$T/ev0" ] &&
-	ok "opened by ehelf-batch: migrated to version 2, silently" ||
+[ "$(q "$T/old" "PRAGMA user_version")" = 3 ] && [ ! -s "$T/ev0" ] &&
+	ok "opened by ehelf-batch: migrated to version 3, silently" ||
 	bad "migration: version $(q "$T/old" "PRAGMA user_version"), '$(cat "$T/ev0")'"
 [ "$(json "$T/jv0" built)" = "$rows" ] && db_sums "$T/old" | cmp -s - "$T/sums" &&
-	[ "$(q "$T/old" "SELECT count(*) FROM eh_elfs WHERE abi_version = $abi AND generator_version = $gen")" = "$rows" ] &&
+	[ "$(q "$T/old" "SELECT count(*) FROM eh_elfs WHERE abi_version = $abi AND generator_version = $gen
+	                 AND stats_version = 1")" = "$rows" ] &&
 	dump "$T/old" | cmp -s - "$T/d1" &&
-	ok "its eh_elfs (no versions recorded) rebuilt: the rows now have sha256 and versions" ||
+	ok "its eh_elfs (no versions recorded) rebuilt: the rows now have sha256, versions and statistics" ||
 	bad "after the migration: $(cat "$T/jv0")"
 "$check" --complete "$T/old" >/dev/null || bad "store-check after the migration"
-q "$T/old" "PRAGMA user_version = 3"
+"$batch" merge --store "$T/mcur" "$T/s1" "$T/old" 2>/dev/null
+[ "$(q "$T/mcur" "$cols")" = "$(q "$T/s1" "$cols")" ] && [ "$(sigs_digest "$T/mcur")" = "$sigs" ] &&
+	dump "$T/mcur" | cmp -s - "$T/d1" && "$check" --complete "$T/mcur" >/dev/null &&
+	ok "migrated, merged after a current signed store: the current eh_elfs, rows and signatures kept" ||
+	bad "a migrated shard over current rows"
+q "$T/old" "PRAGMA user_version = 4"
 status=0
 "$batch" --store "$T/old" "$T/tree" >/dev/null 2>"$T/e3" || status=$?
 [ "$status" = 1 ] && grep -q "written by a newer ehelf-batch" "$T/e3" &&
-	ok "version 3: refused, $(cat "$T/e3")" || bad "a newer database: $status $(cat "$T/e3")"
+	ok "version 4: refused, $(cat "$T/e3")" || bad "a newer database: $status $(cat "$T/e3")"
+
+echo "== a database of version 2 (before the statistics)"
+mkdir -p "$T/v2"
+sqlite3 "$T/v2/ehelf.sqlite" <"$here/schema-v2.sql" >/dev/null
+sqlite3 "$T/v2/ehelf.sqlite" "ATTACH '$T/s1/ehelf.sqlite' AS n;
+	INSERT INTO packages SELECT id, name, version, architecture, source, format,
+	       status, error, seconds FROM n.packages;
+	INSERT INTO files SELECT id, package_id, path, build_id, build_id_kind, size,
+	       text_bytes, eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes,
+	       ehelf_bytes, status, error FROM n.files;
+	INSERT INTO eh_elfs SELECT build_id, ehelf_bytes, code_bytes, table_bytes, fdes,
+	       rows, unique_rows, entries, unsupported_rows, compile_ms, sha256,
+	       abi_version, generator_version, NULL FROM n.eh_elfs;
+	INSERT INTO rule_kinds SELECT * FROM n.rule_kinds;
+	INSERT INTO fde_rows SELECT * FROM n.fde_rows"
+cp -al "$T/s1/.build-id" "$T/v2/"
+find "$T/v2/.build-id" -name '*.sig' -delete
+[ "$(q "$T/v2" "PRAGMA user_version")" = 2 ] &&
+	[ "$(q "$T/v2" "SELECT count(*) FROM eh_elfs WHERE abi_version = $abi")" = "$rows" ] ||
+	bad "the version-2 database"
+status=0
+"$batch" lookup --store "$T/v2" "$libc" >/dev/null 2>"$T/el" || status=$?
+[ "$status" = 1 ] && grep -q "written by an older ehelf-batch (database version 2)" "$T/el" &&
+	ok "read-only, it is refused: $(cat "$T/el")" || bad "lookup in a version-2 database: $status $(cat "$T/el")"
+status=0
+"$batch" merge --store "$T/mv2" "$T/v2" 2>"$T/emv2" || status=$?
+[ "$status" = 1 ] && grep -q "database version 2.*run ehelf-batch on the shard once to migrate it" "$T/emv2" &&
+	[ "$(q "$T/mv2" "SELECT count(*) FROM eh_elfs")" = 0 ] && [ -z "$(ls "$T/mv2/.build-id")" ] &&
+	ok "as a shard, it is refused: $(cat "$T/emv2")" || bad "merging a version-2 shard: $status $(cat "$T/emv2")"
+"$batch" --store "$T/v2" --json "$T/repo" "$T/tree" >"$T/jv2" 2>"$T/ev2"
+[ "$(q "$T/v2" "PRAGMA user_version")" = 3 ] && [ ! -s "$T/ev2" ] &&
+	[ "$(q "$T/v2" "SELECT count(*) FROM pragma_table_info('eh_elfs') WHERE name IN
+	     ('stats_version', 'eh_frame_rows', 'store_ms', 'sframe_skipped_rows')")" = 4 ] &&
+	ok "opened by ehelf-batch: migrated to version 3, silently (the new columns added)" ||
+	bad "migration: version $(q "$T/v2" "PRAGMA user_version"), '$(cat "$T/ev2")'"
+[ "$(json "$T/jv2" built)" = "$rows" ] && db_sums "$T/v2" | cmp -s - "$T/sums" &&
+	[ "$(q "$T/v2" "SELECT count(*) FROM eh_elfs WHERE stats_version = 1")" = "$rows" ] &&
+	[ "$(q "$T/v2" "SELECT count(DISTINCT build_id) FROM rulesets")" = "$rows" ] &&
+	[ "$(q "$T/v2" "SELECT count(DISTINCT build_id) FROM fde_sizes")" = "$rows" ] &&
+	[ "$(q "$T/v2" "SELECT sum(rows) FROM rulesets")" = "$(q "$T/s1" "SELECT sum(rows) FROM eh_elfs")" ] &&
+	dump "$T/v2" | cmp -s - "$T/d1" &&
+	ok "its $rows eh_elfs (no statistics) rebuilt, the same bytes, with their statistics recorded" ||
+	bad "after the migration of version 2: $(cat "$T/jv2")"
+"$check" --complete "$T/v2" >/dev/null || bad "store-check after the migration of version 2"
+"$batch" --store "$T/v2" --json "$T/repo" "$T/tree" >"$T/jv2b"
+[ "$(json "$T/jv2b" built)" = 0 ] && ok "run again: nothing rebuilt" || bad "rerun after migration: $(cat "$T/jv2b")"
 
 echo "== sharding and merge"
 for k in 1 2 3; do

@@ -347,6 +347,22 @@ static void test_debug_frame(void)
 			    "0000000000007008 cfa=rsp+16 ra=c-8\n"
 			    "FDE pc=0000000000008000..0000000000008004\n"
 			    "0000000000008000 cfa=rbp+16\n");
+		/* uw_fde.size: each whole entry, its length field included
+		 * (4 bytes, or 12 for 64-bit DWARF) */
+		cfi_section s = { .file = "test.so", .name = ".debug_frame",
+				  .data = b.d, .size = b.n };
+		cfi_reader *r = cfi_reader_new();
+		cfi_reader_add_section(r, &s);
+		uw_fde fde;
+		ehelf_err err = { 0 };
+		CHECK(cfi_reader_next(r, &fde, &err) == 1);
+		CHECK_U64(fde.size, cie64 - f);
+		CHECK_U64(fde.size, 4 + 4 + 16 + 3); /* length, CIE pointer, addresses, 3 bytes of instructions */
+		CHECK(cfi_reader_next(r, &fde, &err) == 1);
+		CHECK_U64(fde.size, b.n - f64);
+		CHECK_U64(fde.size, 12 + 8 + 16);
+		CHECK(cfi_reader_next(r, &fde, &err) == 0);
+		cfi_reader_free(r);
 	}
 }
 
