@@ -10,6 +10,11 @@
 
 #include "../common/index_db.h"
 
+/* index_db_open_read() accepts only the version it was built for: the one
+ * ehelf-stats reads (a new schema version needs both looked at) */
+_Static_assert((int)INDEX_DB_VERSION == (int)STATS_DB_VERSION,
+	       "ehelf-stats reads another schema version than common/index_db.h");
+
 /* ---- opening --------------------------------------------------------- */
 
 /* What a file is, found without index_db's verdict: its user_version (-1:
@@ -135,13 +140,6 @@ int stats_db_open(stats_db *db, const char *path, int top_n, ehelf_err *err)
 			       "ehelf-batch (version %d; this ehelf-stats reads "
 			       "version %d): use the ehelf-stats of that release",
 			       path, p.version, STATS_DB_VERSION);
-	}
-	if (rc != 0 && (int)INDEX_DB_VERSION < (int)STATS_DB_VERSION) {
-		/* TEMPORARY, until index_db.h reads version 3 (the schema-3
-		 * writer's branch): index_db refuses a version-3 database as
-		 * newer, so open it the same way here. */
-		h = open_plain(path);
-		rc = h ? 0 : ERR_IO;
 	}
 	if (rc != 0) {
 		sqlite3_close(h);
