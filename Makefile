@@ -536,6 +536,16 @@ bench-pkg: all
 	@tests/packaging/bench-pkg.sh $(B)
 bench: bench-pkg
 
+# ---- corpus-stats/: ehelf-stats -------------------------------------------
+# the statistics of a store's database (docs: ehelf-stats --help); it reads
+# the database read-only through common/index_db.c, as ehelf-pkg does
+STATS_SRC := $(wildcard corpus-stats/*.c)
+$(B)/bin/ehelf-stats: $(STATS_SRC:%.c=$(B)/obj/%.o) $(B)/obj/common/index_db.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs sqlite3 2>/dev/null || \
+		echo -lsqlite3) -lm
+all: $(B)/bin/ehelf-stats
+
 # Serve what `make run` built (read-only), on port 8003.
 serve: all
 	$(B)/bin/ehelf-server --store $(B)/store --upstream "" $(SERVE_ARGS)

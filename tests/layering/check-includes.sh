@@ -6,8 +6,8 @@
 #    (gen.h declaring what body.c defines) is an edge gen -> body too; a
 #    cycle means two pieces of a folder each need the other (then a small
 #    shared piece both depend on is missing);
-#  - the components common/, builder/, client-lib/, server/ and packaging/
-#    include only headers of their own folder tree, of common/ (the bottom
+#  - the components common/, builder/, client-lib/, server/, packaging/ and
+#    corpus-stats/ include only headers of their own folder tree, of common/ (the bottom
 #    layer: it includes nothing else) and the public headers,
 #    client-lib/include/.
 # Usage: tests/layering/check-includes.sh [ROOT]   (default: the source tree)
@@ -17,7 +17,7 @@ cd "$root"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 # every quoted include: FILE INCLUDED-PATH (resolved, relative to the root)
-find common builder client-lib server packaging tests bench \
+find common builder client-lib server packaging corpus-stats tests bench \
 	\( -name '*.c' -o -name '*.h' -o -name '*.cc' \) -type f 2>/dev/null |
 	sort | xargs awk '
 	/^[ \t]*#[ \t]*include[ \t]*"/ {
@@ -35,7 +35,7 @@ find common builder client-lib server packaging tests bench \
 	}' > "$tmp/includes"
 # functions declared by headers (a line at column 0 naming one and ending
 # the declaration or its first parameters) and defined by .c files
-find common builder client-lib server packaging tests bench \
+find common builder client-lib server packaging corpus-stats tests bench \
 	\( -name '*.c' -o -name '*.h' \) -type f 2>/dev/null | sort | xargs awk '
 	/^[A-Za-z_][^#]*[ *][a-z_][a-z0-9_]*\(/ && !/^(static|typedef|extern "C")/ {
 		match($0, /[a-z_][a-z0-9_]*\(/)
@@ -83,7 +83,7 @@ awk '
 	function top(p) { sub(/\/.*$/, "", p); return p }
 	{
 		from = top($1); to = top($2)
-		if (from !~ /^(common|builder|client-lib|server|packaging)$/) next
+		if (from !~ /^(common|builder|client-lib|server|packaging|corpus-stats)$/) next
 		if (from == "common" && to != "common")
 			print $1 ": common/ includes " $2
 		else if (to != from && to != "common" && $2 !~ /^client-lib\/include\//)
