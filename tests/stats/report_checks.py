@@ -158,6 +158,9 @@ window.addEventListener('load', function () {
       }
     });
     var label = svg.getAttribute('aria-label') || '';
+    var by = svg.getAttribute('aria-labelledby');
+    if (!label && by && document.getElementById(by))
+      label = document.getElementById(by).textContent.trim();
     var t = svg.querySelector('title');
     if (!label && t) label = t.textContent;
     res.svgs.push({ i: i, name: name(svg), label: label.slice(0, 80),
@@ -178,7 +181,8 @@ window.addEventListener('load', function () {
       if (scrolls(a)) { scroller = a; break; }
     res.tables.push({ i: i, name: name(t), w: r.width, right: r.right,
                       container: p.clientWidth, containerName: name(p),
-                      scrolls: scroller ? name(scroller) : null });
+                      scrolls: scroller ? name(scroller) : null,
+                      scrolled: scroller ? scroller.scrollWidth > scroller.clientWidth + 1 : false });
   });
   var pre = document.createElement('pre');
   pre.id = 'ehelf-probe-results';
@@ -251,6 +255,10 @@ def cmd_layout(dom):
         ok("%d tables, none wider than its container or the %d px window (%d in "
            "scroll containers)" % (len(res["tables"]), res["viewport"],
                                    sum(1 for t in res["tables"] if t["scrolls"])))
+    scrolled = [t["name"] for t in res["tables"] if t.get("scrolled")]
+    if scrolled:
+        print("  note: %d tables are wider than the page at this width and scroll "
+              "sideways: %s" % (len(scrolled), ", ".join(scrolled)))
     print("HEIGHT %d" % res["height"])
 
 

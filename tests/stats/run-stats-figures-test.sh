@@ -70,7 +70,7 @@ $cc -shared -g -fno-asynchronous-unwind-tables -fno-unwind-tables \
 $cc -no-pie -fno-pic -DFIXTURE_MAIN -o "$fix/zoo-exec" "${src[@]}"
 $cc -c -o "$fix/zoo.o" "$root/tests/fixtures/cfi_zoo.S"   # ignored: relocatable
 figargs+=(--package fixtures "" "$fix")
-ok "${#debs[@]} packages ($PACKAGES) and $(ls "$fix" | wc -l) fixtures"
+ok "${#debs[@]} packages ($PACKAGES) and $(find "$fix" -type f | wc -l) fixtures"
 
 echo "== ehelf-batch"
 "$batch" --store "$T/store" -j 2 --json "${debs[@]}" "$fix" >"$T/batch.json"
@@ -126,7 +126,7 @@ fails=$((fails + status))
 height=$(sed -n 's/^HEIGHT //p' "$T/layout.out")
 height=${height:-2000}
 [ "$height" -lt 900 ] && height=900
-[ "$height" -gt 16000 ] && height=16000
+[ "$height" -gt 32000 ] && height=32000
 # the screenshot of the whole page, the report itself
 chrome --window-size=1280,"$height" --hide-scrollbars --screenshot="$T/shot.png" \
 	"file://$T/report.html" >/dev/null || true
@@ -150,7 +150,7 @@ fi
 # the layout checks can fail: a copy whose cells cannot hold their text,
 # whose tables are wider than the page (nothing scrolls), and whose plots
 # are hidden
-sed 's|</head>|<style>*{overflow:visible !important} td,th{display:block;width:2px;white-space:nowrap} table{display:block;width:3000px} svg{display:none}</style></head>|' \
+sed 's|</head>|<style>*{overflow:visible !important} td,th{display:block !important;width:2px !important;min-width:0 !important;white-space:nowrap !important} table{display:block !important;width:3000px !important} svg{display:none !important}</style></head>|' \
 	"$T/report.html" >"$T/broken.html"
 $py "$here/report_checks.py" probe "$T/broken.html" "$T/broken-probe.html"
 chrome --window-size=1280,900 --virtual-time-budget=5000 --dump-dom \

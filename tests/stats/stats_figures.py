@@ -41,7 +41,12 @@ builder/codegen/compile.c, builder/schema.sql), restated here:
     previous one (same CFA and 17 column rules, expressions compared by
     their bytes - here by readelf's text of them) extends it.  An FDE
     without instructions has one row, its CIE's initial rules;
-  * .eh_frame and then .debug_frame are read; the rows of both count;
+  * .eh_frame and then .debug_frame are read; the rows of both count,
+    also where .debug_frame describes functions .eh_frame already covers
+    (the eh_elf's lookup table takes .eh_frame's rows there, but
+    eh_elfs.rows and debug_frame_rows count what was read: the fixture
+    zoo-both.so has 59 + 38 rows, all 10 of its .debug_frame FDEs inside
+    .eh_frame ones);
   * a rule set is (CFA rule, the 17 column rules, the CIE's 'S' signal
     frame flag); distinct rule sets are counted per ELF;
   * rule kinds count rows per column: no_rule, undefined, same_value,
@@ -400,6 +405,13 @@ def parse_interp(text):
     return out
 
 
+def cell(rule):
+    """A column's rule in readelf's notation."""
+    return {"u": lambda: "u", "s": lambda: "s", "c": lambda: "c%+d" % rule[1],
+            "v": lambda: "v%+d" % rule[1], "r": lambda: regname(rule[1]),
+            "e": lambda: "exp", "ve": lambda: "vexp"}[rule[0]]()
+
+
 def render(key):
     """A row identity in readelf's frames-interp notation."""
     cfa = key[0]
@@ -409,22 +421,7 @@ def render(key):
         c = "exp"
     else:
         c = "none"
-    cells = []
-    for rule in key[1:]:
-        if rule is None or rule[0] == "u":
-            cells.append("")
-        elif rule[0] == "s":
-            cells.append("s")
-        elif rule[0] == "c":
-            cells.append("c%+d" % rule[1])
-        elif rule[0] == "v":
-            cells.append("v%+d" % rule[1])
-        elif rule[0] == "r":
-            cells.append(regname(rule[1]))
-        elif rule[0] == "e":
-            cells.append("exp")
-        else:
-            cells.append("vexp")
+    cells = ["" if r is None or r[0] == "u" else cell(r) for r in key[1:]]
     return c, cells
 
 
@@ -514,6 +511,7 @@ def analyse(path):
     rulesets = {}  # (signal, key) -> rows
     nrows = 0
     by_section = defaultdict(lambda: [0, 0])
+    ops = Counter()
     mismatches = []
     for section, kind, off, cie, lo, hi, lines in entries:
         if kind != "FDE":
@@ -572,6 +570,11 @@ def analyse(path):
             for i in range(NCOLS):
                 kinds[1 + i][kind_of(k[1 + i])] += 1
             rulesets[(signal, k)] = rulesets.get((signal, k), 0) + 1
+            # DWARF operations of the row's expressions, by name
+            for r in (k[0],) + k[1:]:
+                if r is not None and r[0] in ("expr", "e", "ve"):
+                    for op in re.findall(r"(?:^|; )(DW_OP_\w+)", r[-1]):
+                        ops[op] += 1
     if mismatches:
         raise Error("the interpreter of this test disagrees with readelf's "
                     "frames-interp (%d FDEs):\n  %s" % (len(mismatches),
@@ -585,6 +588,7 @@ def analyse(path):
         # the rule sets (as JSON text: their identity across ELFs) and
         # the rows using each
         "ruleset_rows": {json.dumps([s, k]): n for (s, k), n in rulesets.items()},
+        "dwarf_ops": dict(ops),
         "eh_frame_fdes": by_section[".eh_frame"][0],
         "eh_frame_rows": by_section[".eh_frame"][1],
         "debug_frame_fdes": by_section[".debug_frame"][0],
@@ -672,17 +676,60 @@ def ruleset_attrs(k):
     return cfa_base(cfa), saved
 
 
+def ruleset_text(k):
+    """A rule set as ruleset_texts writes it: readelf's notation, "cfa=..."
+    then the columns with a rule, " signal" for a signal frame's."""
+    signal, key = json.loads(k)
+    cfa = key[0]
+    out = ["cfa=" + ("%s%+d" % (regname(cfa[1]), cfa[2]) if cfa[0] == "reg" else
+                     "exp" if cfa[0] == "expr" else "u")]
+    for i, r in enumerate(key[1:]):
+        if r is None:
+            continue
+        out.append("%s=%s" % ("ra" if i == RA else GPR[i], cell(r)))
+    if signal:
+        out.append("signal")
+    return " ".join(out)
+
+
+def has_expression(k):
+    signal, key = json.loads(k)
+    return key[0][0] == "expr" or any(r is not None and r[0] in ("e", "ve") for r in key[1:])
+
+
+def pct(a, b):
+    """100 a / b as sqlite computes it (100.0 * a / b) and ehelf-stats
+    prints it (%.6g): compared exactly after the same rounding."""
+    return float("%.6g" % (100.0 * a / b)) if b else None
+
+
+def ratio(a, b):
+    return float("%.6g" % (1.0 * a / b)) if b else None
+
+
+def nearest_rank(values, p):
+    v = sorted(values)
+    return v[(len(v) * p + 99) // 100 - 1] if v else None
+
+
+SIZE_CLASSES = [("all files", 0, None), ("< 1 KiB", 0, 1024), ("1-4 KiB", 1024, 4096),
+                ("4-64 KiB", 4096, 65536), ("64-256 KiB", 65536, 262144),
+                (">= 256 KiB", 262144, None)]
+
+
 def expected(figfile):
     files, built, uniq = load_figures(figfile)
     t = {}
     # packages: each package's own built and present files, a build-ID
     # shipped twice counted twice; rulesets: distinct rule sets of its ELFs
     pk = {}
-    for f in built:
-        p = pk.setdefault((f["package"], f["version"]), {
+    for f in files:
+        pk.setdefault((f["package"], f["version"]), {
             "elfs": 0, "elf_bytes": 0, "text_bytes": 0, "eh_frame_bytes": 0,
             "eh_frame_hdr_bytes": 0, "debug_frame_bytes": 0, "ehelf_bytes": 0,
-            "fdes": 0, "rows": 0, "_files": []})
+            "fdes": 0, "rows": 0, "status": "done", "_files": []})
+    for f in built:
+        p = pk[(f["package"], f["version"])]
         p["elfs"] += 1
         p["elf_bytes"] += f["size"]
         p["text_bytes"] += f["text"]
@@ -694,23 +741,29 @@ def expected(figfile):
         p["rows"] += f["rows"]
         p["_files"].append(f)
     for p in pk.values():
-        p["rulesets"] = len(union_rulesets(p.pop("_files")))
+        fs = p.pop("_files")
+        p["rulesets"] = len(union_rulesets(fs)) if fs else None
     t["packages"] = pk
+    total_rows = sum(f["rows"] for f in uniq)
     # rule kinds per column, summed over distinct eh_elfs
     rk = {}
     for i, col in enumerate(COLUMN_NAMES):
         rk[(col,)] = {k: sum(f["rule_kinds"][i][k] for f in uniq) for k in KINDS}
+        rk[(col,)]["rows"] = total_rows
     t["rule_kinds"] = rk
     fr = Counter()
     for f in uniq:
         for k, v in f["fde_rows"].items():
             fr[int(k)] += v
-    t["fde_rows"] = {(k,): {"fdes": v} for k, v in fr.items()}
-    # rule sets archive-wide (distinct across eh_elfs), by CFA base and by
-    # number of saved registers, with the rows using them
+    nf = sum(fr.values())
+    t["fde_rows"] = {(k,): {"fdes": v, "label": ">= 64" if k >= 64 else str(k),
+                            "percent": pct(v, nf)} for k, v in fr.items()}
+    # rule sets archive-wide (distinct across eh_elfs), by CFA base, by
+    # number of saved registers, by CFA offset
     u = union_rulesets(uniq)
     cb = {b: {"rulesets": 0, "rows": 0} for b in CFA_BASES}
     sv = {}
+    offs = {"rsp": Counter(), "rbp": Counter()}
     for k, (rows, n) in u.items():
         b, saved = ruleset_attrs(k)
         cb[b]["rulesets"] += 1
@@ -718,25 +771,120 @@ def expected(figfile):
         s = sv.setdefault(saved, {"rulesets": 0, "rows": 0})
         s["rulesets"] += 1
         s["rows"] += rows
+        if b in offs:
+            offs[b][json.loads(k)[1][0][2]] += rows
+    for v in list(cb.values()) + list(sv.values()):
+        v["percent"] = pct(v["rows"], total_rows)
     t["cfa_base"] = {(b,): v for b, v in cb.items()}
     t["saved_regs"] = {(k,): v for k, v in sv.items()}
-    # all files, once per build-ID
-    t["sizes_all"] = {
-        "elfs": len(uniq),
-        "elf_bytes": sum(f["size"] for f in uniq),
-        "text_bytes": sum(f["text"] for f in uniq),
-        "eh_frame_bytes": sum(f["eh_frame"] for f in uniq),
-        "eh_frame_hdr_bytes": sum(f["eh_frame_hdr"] for f in uniq),
-        "debug_frame_bytes": sum(f["debug_frame"] for f in uniq),
-        "ehelf_bytes": sum(f["ehelf_bytes"] for f in uniq),
+    co = {}
+    for b, c in offs.items():
+        ranked = sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))
+        for off, rows in ranked[:12]:
+            co[(b, "%s%+d" % (b, off))] = {"offset": off, "rows": rows,
+                                           "percent": pct(rows, total_rows)}
+        if len(ranked) > 12:
+            rows = sum(r for o, r in ranked[12:])
+            co[(b, b + "+other")] = {"offset": None, "rows": rows,
+                                     "percent": pct(rows, total_rows)}
+    t["cfa_offset"] = co
+    # all files once per build-ID, then by .eh_frame + .eh_frame_hdr size
+    sz = {}
+    for name, lo, hi in SIZE_CLASSES:
+        fs = [f for f in uniq if f["eh_frame"] + f["eh_frame_hdr"] >= lo and
+              (hi is None or f["eh_frame"] + f["eh_frame_hdr"] < hi)]
+        v = {"files": len(fs)}
+        for col, key in (("elf_bytes", "size"), ("text_bytes", "text"),
+                         ("eh_frame_bytes", "eh_frame"), ("eh_frame_hdr_bytes", "eh_frame_hdr"),
+                         ("debug_frame_bytes", "debug_frame"), ("ehelf_bytes", "ehelf_bytes")):
+            v[col] = sum(f[key] for f in fs)
+        v["ehelf_per_eh_frame"] = ratio(v["ehelf_bytes"], v["eh_frame_bytes"] + v["eh_frame_hdr_bytes"])
+        v["ehelf_percent_of_elf"] = pct(v["ehelf_bytes"], v["elf_bytes"])
+        sz[(name,)] = v
+    t["sizes"] = sz
+    # FDEs and rows by section
+    se = {}
+    for sec, key in ((".eh_frame", "eh_frame"), (".debug_frame", "debug_frame")):
+        se[(sec,)] = {"files": sum(1 for f in uniq if f[key + "_fdes"]),
+                      "fdes": sum(f[key + "_fdes"] for f in uniq),
+                      "rows": sum(f[key + "_rows"] for f in uniq)}
+    for v in se.values():
+        v["fde_percent"] = pct(v["fdes"], sum(x["fdes"] for x in se.values()))
+        v["row_percent"] = pct(v["rows"], sum(x["rows"] for x in se.values()))
+    t["sections"] = se
+    # DWARF operations by name
+    ops = Counter()
+    opfiles = Counter()
+    for f in uniq:
+        for op, n in f["dwarf_ops"].items():
+            ops[op] += n
+            opfiles[op] += 1
+    nops = sum(ops.values())
+    t["dwarf_ops"] = {(op,): {"uses": n, "files": opfiles[op], "percent": pct(n, nops)}
+                      for op, n in ops.items()}
+    # rule sets: per file, archive-wide, the fewest covering P % of rows
+    ranked = sorted((rows for rows, n in u.values()), reverse=True)
+    cover = {}
+    for name, permille in (("50", 500), ("90", 900), ("99", 990), ("99.9", 999),
+                           ("100", 1000)):
+        c = 0
+        for i, rows in enumerate(ranked):
+            c += rows
+            if c * 1000 >= total_rows * permille:
+                cover["rulesets_for_%s_percent_rows" % name] = i + 1
+                break
+    per = [f["rulesets"] for f in uniq]
+    t["rulesets"] = dict({
+        "files": len(uniq),
+        "rulesets_per_file_median": nearest_rank(per, 50),
+        "rulesets_per_file_p90": nearest_rank(per, 90),
+        "rulesets_per_file_max": max(per),
+        "distinct_rulesets": len(u),
+        "rows": total_rows}, **cover)
+    exprows = sum(rows for k, (rows, n) in u.items() if has_expression(k))
+    t["coverage"] = {
+        "rows": total_rows,
+        "expression_rows": exprows,
+        "expression_percent": pct(exprows, total_rows),
+        "expression_rules": sum(f["rule_kinds"][i][k] for f in uniq
+                                for i in range(NCOLS + 1)
+                                for k in ("expression", "val_expression")),
+        "rulesets": sum(per),
+        "distinct_rulesets": len(u),
     }
+    t["top_rulesets"] = sorted(((ruleset_text(k), rows, n) for k, (rows, n) in u.items()),
+                               key=lambda x: -x[1])
+    t["total_rows"] = total_rows
+    eh = sum(f["eh_frame"] for f in uniq) + sum(f["eh_frame_hdr"] for f in uniq)
+    ignored = sum(1 for f in files if not f.get("x86_64"))
     t["summary"] = {
-        "packages": len({(f["package"], f["version"]) for f in files}),
+        "packages": len(pk),
+        "packages_done": len(pk),
+        "packages_failed": 0,
         "elf_files": len(files),
+        # a fresh store: the first file of a build-ID is built, the others
+        # present
+        "elf_files_built": len(uniq),
+        "elf_files_present": len(built) - len(uniq),
+        "elf_files_no_cfi": len(files) - len(built) - ignored,
+        "elf_files_ignored": ignored,
+        "elf_files_failed": 0,
         "eh_elfs": len(uniq),
+        "eh_elfs_of_files": len(uniq),
+        "eh_elfs_with_statistics": len(uniq),
+        "eh_elfs_without_statistics": 0,
+        "eh_elfs_without_files": 0,
         "fdes": sum(f["fdes"] for f in uniq),
-        "rows": sum(f["rows"] for f in uniq),
-        "rulesets": len(u),
+        "rows": total_rows,
+        "elf_bytes": sz[("all files",)]["elf_bytes"],
+        "text_bytes": sz[("all files",)]["text_bytes"],
+        "eh_frame_bytes": sz[("all files",)]["eh_frame_bytes"],
+        "eh_frame_hdr_bytes": sz[("all files",)]["eh_frame_hdr_bytes"],
+        "debug_frame_bytes": sz[("all files",)]["debug_frame_bytes"],
+        "ehelf_bytes": sz[("all files",)]["ehelf_bytes"],
+        "ehelf_per_eh_frame": ratio(sz[("all files",)]["ehelf_bytes"], eh),
+        "distinct_rulesets": len(u),
+        "rows_with_statistics": total_rows,
     }
     t["_files"] = (files, built, uniq)
     return t
@@ -807,7 +955,8 @@ def compare_keyed(rep, stats, tid, keycols, want, what, zero_ok=True):
             "; not checked: " + ", ".join(unchecked) if unchecked else ""))
 
 
-def compare_first_row(rep, stats, tid, want, what):
+def compare_row(rep, stats, tid, want, what):
+    """A one-row table, or the first row of one."""
     cols, rows = table(stats, tid, rep)
     if cols is None:
         return
@@ -820,11 +969,56 @@ def compare_first_row(rep, stats, tid, want, what):
         rep.bad("table %s has no column %s (columns: %s)" % (tid, ", ".join(missing), ", ".join(cols)))
         return
     diffs = ["%s: ehelf-stats %s, readelf %s" % (c, r[c], x) for c, x in want.items() if r[c] != x]
+    unchecked = [c for c in cols if c not in want]
     if diffs:
-        rep.bad("table %s, first row (%s): %s" % (tid, what, "; ".join(diffs)))
+        rep.bad("table %s (%s): %s" % (tid, what, "; ".join(diffs)))
     else:
-        rep.ok("table %s, first row (%s): %d figures equal (%s)" % (
-            tid, what, len(want), ", ".join("%s %s" % (c, x) for c, x in want.items())))
+        rep.ok("table %s (%s): %d figures equal%s" % (
+            tid, what, len(want), "; not checked: " + ", ".join(unchecked) if unchecked else ""))
+
+
+def compare_top(rep, stats, want, total):
+    """top_rulesets: the rule sets with the most rows.  Ties are ordered by
+    ehelf's fingerprint, which this test does not compute, so: every rule
+    set with more rows than the table's last must be in it, and the last
+    ones' (text, rows, files) must be among those of that many rows."""
+    cols, rows = table(stats, "top_rulesets", rep)
+    if cols is None:
+        return
+    need = ["rank", "text", "rows", "files", "percent", "cumulative_percent"]
+    missing = [c for c in need if c not in cols]
+    if missing or not rows:
+        rep.bad("table top_rulesets: no column %s, or no row" % ", ".join(missing))
+        return
+    got = Counter((r["text"], r["rows"], r["files"]) for r in rows)
+    last = rows[-1]["rows"]
+    above = Counter(x for x in want if x[1] > last)
+    at = Counter(x for x in want if x[1] == last)
+    diffs = []
+    for x, n in above.items():
+        if got[x] < n:
+            diffs.append("missing (text, rows, files) %s" % (x,))
+    for x, n in got.items():
+        if x[1] > last and above[x] < n or x[1] == last and at[x] < n:
+            diffs.append("(text, rows, files) %s is not among readelf's rule sets with "
+                         "that many rows" % (x,))
+    if len(rows) != min(len(want), len(rows)) or sum(above.values()) > len(rows):
+        diffs.append("%d rows, readelf has %d rule sets with more than %d rows"
+                     % (len(rows), sum(above.values()), last))
+    c = 0
+    for i, r in enumerate(rows):
+        c += r["rows"]
+        if r["rank"] != i + 1 or r["percent"] != pct(r["rows"], total) or \
+                r["cumulative_percent"] != pct(c, total):
+            diffs.append("rank %s: rank, percent or cumulative_percent %s %s %s, expected "
+                         "%d %s %s" % (r["rank"], r["rank"], r["percent"],
+                                       r["cumulative_percent"], i + 1, pct(r["rows"], total),
+                                       pct(c, total)))
+    if diffs:
+        rep.bad("table top_rulesets: %d differences:\n      %s" % (len(diffs), "\n      ".join(diffs[:15])))
+    else:
+        rep.ok("table top_rulesets (the commonest rule sets): %d rows, their text, rows, "
+               "files and percentages equal (rule sets of %d rows and more)" % (len(rows), last))
 
 
 def compare_figures(rep, stats, tid, want, what):
@@ -937,16 +1131,28 @@ def cmd_compare(a):
                 % (stats.get("ehelf_stats"), stats.get("schema_version")))
     if a.db:
         compare_db(rep, a.db, exp)
+    compare_figures(rep, stats, "summary", exp["summary"], "archive-wide figures")
     compare_keyed(rep, stats, "packages", ["name", "version"], exp["packages"],
                   "per package: its files with unwind tables")
+    compare_keyed(rep, stats, "sizes", ["class"], exp["sizes"],
+                  "all files once per build-ID, and by .eh_frame size")
     compare_keyed(rep, stats, "rule_kinds", ["column"], exp["rule_kinds"],
-                  "rows by rule kind per column, over distinct eh_elfs")
+                  "rows by rule kind per column")
     compare_keyed(rep, stats, "fde_rows", ["rows_per_fde"], exp["fde_rows"],
-                  "FDEs by rows, over distinct eh_elfs")
-    compare_keyed(rep, stats, "cfa_base", ["cfa_base"], exp["cfa_base"],
-                  "distinct rule sets and their rows by CFA base")
-    compare_first_row(rep, stats, "sizes", exp["sizes_all"], "all files, once per build-ID")
-    compare_figures(rep, stats, "summary", exp["summary"], "archive-wide figures")
+                  "FDEs by rows")
+    compare_keyed(rep, stats, "sections", ["section"], exp["sections"],
+                  "FDEs and rows by section")
+    compare_keyed(rep, stats, "cfa_base", ["base"], exp["cfa_base"],
+                  "rule sets and their rows by CFA base")
+    compare_keyed(rep, stats, "cfa_offset", ["base", "cfa"], exp["cfa_offset"],
+                  "rows by CFA offset")
+    compare_keyed(rep, stats, "saved_regs", ["saved_regs"], exp["saved_regs"],
+                  "rule sets and their rows by saved registers")
+    compare_keyed(rep, stats, "dwarf_ops", ["name"], exp["dwarf_ops"],
+                  "DWARF operations in the rows' expressions")
+    compare_figures(rep, stats, "rulesets", exp["rulesets"], "rule sets per file and archive-wide")
+    compare_row(rep, stats, "coverage", exp["coverage"], "rows and rule sets")
+    compare_top(rep, stats, exp["top_rulesets"], exp["total_rows"])
     print("stats-figures: %d passed, %d failed" % (rep.oks, rep.fails))
     return min(rep.fails, 100)
 
