@@ -13,8 +13,10 @@
 #    (--debug-dump=frames) run by the script's own interpreter, which is
 #    checked FDE by FDE against readelf's (--debug-dump=frames-interp); the
 #    sizes of the eh_elfs from the store's files.  Compared exactly with
-#    ehelf-stats --json: packages, rule_kinds, fde_rows, cfa_base, the first
-#    row of sizes, summary figures; and with ehelf-batch's per-file records
+#    ehelf-stats --json, every table readelf can check: summary, packages,
+#    sizes, rule_kinds, fde_rows, fde_sizes, sections, cfa_base, cfa_offset,
+#    saved_regs, dwarf_ops, rulesets, coverage, top_rulesets (percentages
+#    after the same %.6g rounding); and with ehelf-batch's per-file records
 #    (which names the file behind any difference).
 # 3. The HTML report: no script needed; in chromium at 1280 px every plot
 #    has a box and drawn marks, no table cell overflows, no table is wider
@@ -45,7 +47,13 @@ done
 
 echo "== corpus: Debian packages and fixtures"
 PACKAGES="libc6 libstdc++6 zlib1g coreutils libsqlite3-0 python3.11-minimal xz-utils libcurl4"
-all=$("$root/tests/diff/fetch-packages.sh" --debs "$root/tests/diff/packages.txt")
+# packages of tests/diff/packages.txt, fetched (only these) into its cache
+for p in $PACKAGES; do
+	grep -qx "$p" "$root/tests/diff/packages.txt" ||
+		{ echo "run-stats-figures-test: $p is not in tests/diff/packages.txt" >&2; exit 1; }
+	echo "$p"
+done >"$T/packages.txt"
+all=$("$root/tests/diff/fetch-packages.sh" --debs "$T/packages.txt")
 debs=()
 figargs=()
 for p in $PACKAGES; do

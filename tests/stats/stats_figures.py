@@ -184,7 +184,8 @@ SECTION_HDR_RE = re.compile(r"^Contents of the (\.[A-Za-z_.]+?)[ :]")
 
 def parse_entries(text):
     """[(section, kind, offset, cie, lo, hi, lines)] in readelf's order;
-    kind 'CIE' or 'FDE'; lines are the entry's indented lines."""
+    kind 'CIE', 'FDE' or 'ZERO' (a zero terminator); lines are the entry's
+    indented lines."""
     entries = []
     section = None
     cur = None
@@ -203,7 +204,9 @@ def parse_entries(text):
                        int(m.group(6), 16), int(m.group(7), 16), []]
             entries.append(cur)
             continue
-        if ZERO_RE.match(line):
+        m = ZERO_RE.match(line)
+        if m:
+            entries.append([section, "ZERO", int(m.group(1), 16), None, None, None, []])
             cur = None
             continue
         if cur is not None and line.startswith("  "):
@@ -505,6 +508,18 @@ def analyse(path):
             cie_state[k] = (st, "S" in aug)
         return cie_state[k]
 
+    # an entry's size (its length field included): from its offset to the
+    # next entry's, or to the end of the section
+    ends = {".eh_frame": info["eh_frame"], ".debug_frame": info["debug_frame"]}
+    starts = defaultdict(list)
+    for e in entries:
+        starts[e[0]].append(e[2])
+    next_off = {}
+    for sec, offs in starts.items():
+        offs.sort()
+        for a, b in zip(offs, offs[1:] + [ends.get(sec)]):
+            next_off[(sec, a)] = b
+    fde_sizes = defaultdict(lambda: [0, 0])
     fdes = 0
     fde_rows = Counter()
     kinds = [Counter() for _ in range(NCOLS + 1)]  # [0] the CFA, [1+i] column i
@@ -562,6 +577,10 @@ def analyse(path):
         # ehelf's figures
         fdes += 1
         fde_rows[min(len(rows), FDE_ROWS_CAP)] += 1
+        size = next_off[(section, off)] - off
+        b = max(size, 1).bit_length() - 1
+        fde_sizes[b][0] += 1
+        fde_sizes[b][1] += size
         by_section[section][0] += 1
         by_section[section][1] += len(rows)
         for a, b, k in rows:
@@ -589,6 +608,7 @@ def analyse(path):
         # the rows using each
         "ruleset_rows": {json.dumps([s, k]): n for (s, k), n in rulesets.items()},
         "dwarf_ops": dict(ops),
+        "fde_sizes": {str(b): v for b, v in fde_sizes.items()},
         "eh_frame_fdes": by_section[".eh_frame"][0],
         "eh_frame_rows": by_section[".eh_frame"][1],
         "debug_frame_fdes": by_section[".debug_frame"][0],
@@ -758,6 +778,16 @@ def expected(figfile):
     nf = sum(fr.values())
     t["fde_rows"] = {(k,): {"fdes": v, "label": ">= 64" if k >= 64 else str(k),
                             "percent": pct(v, nf)} for k, v in fr.items()}
+    fs = defaultdict(lambda: [0, 0])
+    for f in uniq:
+        for b, (n, nb) in f["fde_sizes"].items():
+            fs[int(b)][0] += n
+            fs[int(b)][1] += nb
+    allb = sum(v[1] for v in fs.values())
+    t["fde_sizes"] = {(b,): {"bytes_range": "%d-%d" % (1 << b, (1 << (b + 1)) - 1),
+                             "fdes": n, "bytes": nb, "fde_percent": pct(n, nf),
+                             "byte_percent": pct(nb, allb)}
+                      for b, (n, nb) in fs.items()}
     # rule sets archive-wide (distinct across eh_elfs), by CFA base, by
     # number of saved registers, by CFA offset
     u = union_rulesets(uniq)
@@ -1100,6 +1130,15 @@ def compare_db(rep, db, exp):
                                (r[6],)).fetchall())
         if got != {int(k): v for k, v in f["fde_rows"].items()}:
             diffs.append("%s: FDEs by rows ehelf-batch %s, readelf %s" % (where, got, f["fde_rows"]))
+        got = {b: [n, nb] for b, n, nb in con.execute(
+            "SELECT log2, fdes, bytes FROM fde_sizes WHERE build_id = ?", (r[6],))}
+        if got != {int(b): v for b, v in f["fde_sizes"].items()}:
+            diffs.append("%s: FDEs by log2 size [FDEs, bytes] ehelf-batch %s, readelf %s"
+                         % (where, got, f["fde_sizes"]))
+        got = dict(con.execute("SELECT name, uses FROM dwarf_ops WHERE build_id = ?", (r[6],)))
+        if got != f["dwarf_ops"]:
+            diffs.append("%s: DWARF operations ehelf-batch %s, readelf %s"
+                         % (where, got, f["dwarf_ops"]))
         got = {(b, s): (n, c) for b, s, n, c in con.execute(
             "SELECT cfa_base, saved_regs, sum(rows), count(*) FROM rulesets WHERE "
             "build_id = ? GROUP BY 1, 2", (r[6],))}
@@ -1118,8 +1157,8 @@ def compare_db(rep, db, exp):
                 % (len(diffs), "\n      ".join(diffs[:25])))
     else:
         rep.ok("ehelf-batch's records of %d files (%d eh_elfs) equal readelf's figures: sizes, "
-               "status, build-ID, FDEs, rows, rule sets, rule kinds, FDEs by rows, rule sets by "
-               "CFA base and saved registers" % (len(files), len(seen)))
+               "status, build-ID, FDEs, rows, rule sets, rule kinds, FDEs by rows and by size, "
+               "DWARF operations, rule sets by CFA base and saved registers" % (len(files), len(seen)))
 
 
 def cmd_compare(a):
@@ -1140,6 +1179,8 @@ def cmd_compare(a):
                   "rows by rule kind per column")
     compare_keyed(rep, stats, "fde_rows", ["rows_per_fde"], exp["fde_rows"],
                   "FDEs by rows")
+    compare_keyed(rep, stats, "fde_sizes", ["log2"], exp["fde_sizes"],
+                  "FDEs by size in bytes")
     compare_keyed(rep, stats, "sections", ["section"], exp["sections"],
                   "FDEs and rows by section")
     compare_keyed(rep, stats, "cfa_base", ["base"], exp["cfa_base"],
