@@ -764,6 +764,31 @@ def expected(figfile):
         fs = p.pop("_files")
         p["rulesets"] = len(union_rulesets(fs)) if fs else None
     t["packages"] = pk
+    # the top packages by a measure (ties: by name and version)
+    top = {}
+    for tid, col, val, where in (
+            ("top_packages_eh_frame_bytes", "eh_frame_bytes", lambda p: p["eh_frame_bytes"],
+             lambda p: p["eh_frame_bytes"] > 0),
+            ("top_packages_ehelf_bytes", "ehelf_bytes", lambda p: p["ehelf_bytes"],
+             lambda p: p["ehelf_bytes"] > 0),
+            ("top_packages_rows", "rows", lambda p: p["rows"], lambda p: p["rows"] > 0),
+            ("top_packages_rulesets", "rulesets", lambda p: p["rulesets"],
+             lambda p: (p["rulesets"] or 0) > 0),
+            ("top_packages_ratio", "ratio",
+             lambda p: 1.0 * p["ehelf_bytes"] / (p["eh_frame_bytes"] + p["eh_frame_hdr_bytes"]),
+             lambda p: p["eh_frame_bytes"] + p["eh_frame_hdr_bytes"] >= 4096)):
+        ranked = sorted(((val(p), k) for k, p in pk.items() if where(p)),
+                        key=lambda x: (-x[0], x[1]))
+        rows = {}
+        for i, (v, k) in enumerate(ranked):
+            r = {"package": k[0], "version": k[1], "elfs": pk[k]["elfs"],
+                 col: float("%.6g" % v) if col == "ratio" else v}
+            if col == "ratio":
+                r["ehelf_bytes"] = pk[k]["ehelf_bytes"]
+                r["eh_tables_bytes"] = pk[k]["eh_frame_bytes"] + pk[k]["eh_frame_hdr_bytes"]
+            rows[(i + 1,)] = r
+        top[tid] = rows
+    t["top_packages"] = top
     total_rows = sum(f["rows"] for f in uniq)
     # rule kinds per column, summed over distinct eh_elfs
     rk = {}
@@ -771,6 +796,8 @@ def expected(figfile):
         rk[(col,)] = {k: sum(f["rule_kinds"][i][k] for f in uniq) for k in KINDS}
         rk[(col,)]["rows"] = total_rows
     t["rule_kinds"] = rk
+    t["rule_kinds_percent"] = {c: dict({k: pct(v[k], v["rows"]) for k in KINDS}, rows=v["rows"])
+                               for c, v in rk.items()}
     fr = Counter()
     for f in uniq:
         for k, v in f["fde_rows"].items():
@@ -1007,7 +1034,7 @@ def compare_row(rep, stats, tid, want, what):
             tid, what, len(want), "; not checked: " + ", ".join(unchecked) if unchecked else ""))
 
 
-def compare_top(rep, stats, want, total):
+def compare_top(rep, stats, want, total, top):
     """top_rulesets: the rule sets with the most rows.  Ties are ordered by
     ehelf's fingerprint, which this test does not compute, so: every rule
     set with more rows than the table's last must be in it, and the last
@@ -1032,9 +1059,9 @@ def compare_top(rep, stats, want, total):
         if x[1] > last and above[x] < n or x[1] == last and at[x] < n:
             diffs.append("(text, rows, files) %s is not among readelf's rule sets with "
                          "that many rows" % (x,))
-    if len(rows) != min(len(want), len(rows)) or sum(above.values()) > len(rows):
-        diffs.append("%d rows, readelf has %d rule sets with more than %d rows"
-                     % (len(rows), sum(above.values()), last))
+    if len(rows) != min(len(want), top):
+        diffs.append("%d rows, not the %d asked for (--top %d, %d rule sets)"
+                     % (len(rows), min(len(want), top), top, len(want)))
     c = 0
     for i, r in enumerate(rows):
         c += r["rows"]
@@ -1177,6 +1204,12 @@ def cmd_compare(a):
                   "all files once per build-ID, and by .eh_frame size")
     compare_keyed(rep, stats, "rule_kinds", ["column"], exp["rule_kinds"],
                   "rows by rule kind per column")
+    compare_keyed(rep, stats, "rule_kinds_percent", ["column"], exp["rule_kinds_percent"],
+                  "rule kinds per column in percent of rows")
+    for tid, want in sorted(exp["top_packages"].items()):
+        n = min(a.top, len(want))
+        compare_keyed(rep, stats, tid, ["rank"], {k: v for k, v in want.items() if k[0] <= n},
+                      "the top %d packages of %d" % (n, len(want)))
     compare_keyed(rep, stats, "fde_rows", ["rows_per_fde"], exp["fde_rows"],
                   "FDEs by rows")
     compare_keyed(rep, stats, "fde_sizes", ["log2"], exp["fde_sizes"],
@@ -1193,7 +1226,7 @@ def cmd_compare(a):
                   "DWARF operations in the rows' expressions")
     compare_figures(rep, stats, "rulesets", exp["rulesets"], "rule sets per file and archive-wide")
     compare_row(rep, stats, "coverage", exp["coverage"], "rows and rule sets")
-    compare_top(rep, stats, exp["top_rulesets"], exp["total_rows"])
+    compare_top(rep, stats, exp["top_rulesets"], exp["total_rows"], a.top)
     print("stats-figures: %d passed, %d failed" % (rep.oks, rep.fails))
     return min(rep.fails, 100)
 
@@ -1210,6 +1243,8 @@ def main():
     c = sub.add_parser("compare")
     c.add_argument("--db", help="ehelf-batch's database: its per-file records "
                    "are checked too, naming the file behind a difference")
+    c.add_argument("--top", type=int, default=20,
+                   help="the --top N ehelf-stats ran with (default 20)")
     c.add_argument("figures")
     c.add_argument("stats")
     a = ap.parse_args()
