@@ -15,7 +15,7 @@ PACKAGES="
   linux-perf rt-tests heaptrack
   nginx wrk debuginfod curl
   libmicrohttpd-dev libdebuginfod-dev libarchive-tools strace python3
-  libcurl4-openssl-dev chromium
+  libcurl4-openssl-dev chromium python3-pil poppler-utils
   libnginx-mod-http-perl
   debhelper lintian apt-utils gnupg help2man mmdebstrap
   libc6-dbg procps systemd
