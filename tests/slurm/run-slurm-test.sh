@@ -2,9 +2,10 @@
 # The scale-out of docs/scale-out.md run for real on a one-node Slurm
 # cluster: munged and Debian's slurmctld and slurmd started here with a
 # configuration of their own in a temporary directory, a job array of 3
-# tasks each running `ehelf-batch --shard K/3` over a few real .debs (those
-# of tests/diff/packages.txt: libc6, libstdc++6, coreutils, ...), then
-# `ehelf-batch merge`; the merged store is checked against one run over the
+# tasks (scripts/slurm/ehelf-shard.sbatch) each running `ehelf-batch
+# --shard K/3` over a few real .debs (those of tests/diff/packages.txt:
+# libc6, libstdc++6, coreutils, ...), then the merge job depending on it
+# (ehelf-merge.sbatch); the merged store is checked against one run over the
 # same input without shards: the same eh_elf files with the same bytes,
 # store-check on both, the same rows in packages, files, eh_elfs (all but
 # the timing columns) and the statistics tables.
@@ -241,32 +242,40 @@ node_idle() {
 wait_for 60 "node $node idle (sinfo)" node_idle
 ok "node $node idle with $ncpus CPUs, controller on 127.0.0.1:$ctld_port"
 
-echo "== the job array: ehelf-batch --shard K/$NSHARDS"
-# as docs/scale-out.md shows it, the paths filled in
-cat >"$T/shard-job.sh" <<EOF
-#!/bin/bash
-#SBATCH --job-name=ehelf-shard
-#SBATCH --array=1-$NSHARDS
-#SBATCH --cpus-per-task=1
-#SBATCH --time=10
-set -euo pipefail
-echo "shard \$SLURM_ARRAY_TASK_ID/$NSHARDS: job \$SLURM_ARRAY_JOB_ID on \$SLURMD_NODENAME"
-"$batch" --store "$T/shards/\$SLURM_ARRAY_TASK_ID" -j 1 --json \\
-	--shard "\$SLURM_ARRAY_TASK_ID/$NSHARDS" "$T/corpus"
-EOF
-chmod +x "$T/shard-job.sh"
+echo "== the job array (scripts/slurm/ehelf-shard.sbatch), then the merge job"
+# job_state ID: JobState of a job (finished jobs stay known to slurmctld for
+# MinJobAge, 300 s)
+job_state() {
+	[ -n "$1" ] || { echo "(no job id)"; return 0; }
+	timeout 10 scontrol show job -o "$1" 2>&1 | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p'
+}
+# as docs/scale-out.md runs them: the array, and the merge depending on it
+shard_job=$top/scripts/slurm/ehelf-shard.sbatch
+merge_job=$top/scripts/slurm/ehelf-merge.sbatch
+export EHELF_BATCH=$batch EHELF_NSHARDS=$NSHARDS EHELF_SHARDS=$T/shards EHELF_MIRROR=$T/corpus \
+	EHELF_STORE=$T/merged
 t0=$(date +%s)
 status=0
-timeout 300 sbatch --wait --chdir="$T" --output="$T/log/shard-%a.out" \
-	--array="1-$NSHARDS" "$T/shard-job.sh" >"$T/sbatch.out" 2>&1 || status=$?
+# (one CPU a task: two tasks at a time on two cores)
+jobid=$(timeout 30 sbatch --parsable --chdir="$T" --output="$T/log/shard-%a.out" \
+	--array="1-$NSHARDS" --cpus-per-task=1 --time=10 "$shard_job" 2>"$T/sbatch.err") || status=$?
+if [ "$status" != 0 ] || [ -z "$jobid" ]; then
+	bad "sbatch --array=1-$NSHARDS: status $status, '$jobid' $(cat "$T/sbatch.err")"
+	exit 1
+fi
+status=0
+timeout 300 sbatch --wait --chdir="$T" --output="$T/log/merge.out" --time=10 \
+	--dependency="afterok:$jobid" --kill-on-invalid-dep=yes "$merge_job" \
+	>"$T/sbatch.out" 2>&1 || status=$?
 t1=$(date +%s)
-if [ "$status" = 0 ]; then
-	ok "sbatch --wait --array=1-$NSHARDS: every task exited 0 ($((t1 - t0)) s; $(head -n 1 "$T/sbatch.out"))"
+mjob=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$T/sbatch.out")
+mstate=$(job_state "$mjob")
+if [ "$status" = 0 ] && [ "$mstate" = COMPLETED ]; then
+	ok "job $jobid (array 1-$NSHARDS), then the merge job (afterok:$jobid, sbatch --wait): exit 0 in $((t1 - t0)) s"
 else
-	bad "sbatch --wait: status $status: $(cat "$T/sbatch.out")"
+	bad "the merge job '$mjob': $mstate, sbatch --wait status $status: $(cat "$T/sbatch.out")"
 fi
 f0=$fails
-jobid=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$T/sbatch.out")
 sum=0
 for k in $(seq 1 "$NSHARDS"); do
 	out=$T/log/shard-$k.out
@@ -281,22 +290,34 @@ done
 [ "$fails" = "$f0" ] && ok "each task ran under Slurm (SLURM_ARRAY_TASK_ID 1..$NSHARDS on $node) and wrote its shard"
 [ "$sum" = "$npkgs" ] && ok "the $NSHARDS shards read $sum packages: each of the $npkgs once" ||
 	bad "the shards read $sum packages, the corpus has $npkgs"
+grep -q "^merge of $NSHARDS shards into $T/merged: job" "$T/log/merge.out" &&
+	grep -q '"shards": 3' "$T/log/merge.out" && ok "the merge job merged the $NSHARDS shards" ||
+	bad "merge job output: $(cat "$T/log/merge.out" 2>/dev/null)"
 q_left=$(timeout 10 squeue -h 2>&1 || echo "squeue failed")
 [ -z "$q_left" ] && ok "nothing left in the queue" || bad "squeue: $q_left"
 
-# a failing task fails sbatch --wait (what the check above relies on)
-printf '#!/bin/bash\nexec "%s" --store "%s/bad" --shard "$SLURM_ARRAY_TASK_ID/2" "%s/no-such-dir"\n' \
-	"$batch" "$T" "$T" >"$T/bad-job.sh"
+# an array whose tasks fail: the merge depending on it is cancelled, and
+# sbatch --wait says so (what the check above relies on)
 status=0
-timeout 120 sbatch --wait --chdir="$T" --output="$T/log/bad-%a.out" --array=1-2 \
-	"$T/bad-job.sh" >/dev/null 2>&1 || status=$?
-[ "$status" != 0 ] && [ "$status" != 124 ] &&
-	ok "a job whose tasks fail: sbatch --wait exits $status" ||
-	bad "a failing job array: sbatch --wait exited $status"
+jobid=$(EHELF_MIRROR=$T/no-such-dir EHELF_SHARDS=$T/bad timeout 30 sbatch --parsable \
+	--chdir="$T" --output="$T/log/bad-%a.out" --array="1-$NSHARDS" --cpus-per-task=1 \
+	--time=10 "$shard_job" 2>/dev/null) || status=$?
+[ "$status" = 0 ] || bad "sbatch of the failing array: status $status"
+status=0
+EHELF_SHARDS=$T/bad EHELF_STORE=$T/bad-merged timeout 120 sbatch --wait --chdir="$T" \
+	--output="$T/log/bad-merge.out" --dependency="afterok:$jobid" --kill-on-invalid-dep=yes \
+	"$merge_job" >"$T/sbatch.out" 2>&1 || status=$?
+# (sbatch --wait of slurm 22.05 exits 0 for a job cancelled before it
+# ran: the job's state says what happened)
+mjob=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$T/sbatch.out")
+mstate=$(job_state "$mjob")
+[ "$mstate" = CANCELLED ] && [ ! -e "$T/bad-merged" ] &&
+	ok "an array whose tasks fail: its merge job is cancelled, never run (sbatch --wait: $status)" ||
+	bad "a failing array: merge job '$mjob' $mstate, sbatch --wait $status ($(cat "$T/sbatch.out"))"
+q_left=$(timeout 10 squeue -h 2>&1 || echo "squeue failed")
+[ -z "$q_left" ] || bad "squeue after the failing array: $q_left"
 
-echo "== merge, and one run without shards"
-"$batch" merge --store "$T/merged" --json "$T"/shards/* >"$T/merge.json" ||
-	bad "ehelf-batch merge: status $?"
+echo "== one run without shards"
 "$batch" --store "$T/single" -j "$ncpus" --json "$T/corpus" >"$T/single.json" ||
 	bad "ehelf-batch without shards: status $?"
 for s in merged single; do
