@@ -88,7 +88,9 @@ if [ -z "${EHELF_SLURM_INNER:-}" ]; then
 fi
 
 # ---- inside: PID 1 of the new namespaces ---------------------------------
+# shellcheck source=tests/common/checks.sh
 source "$top/tests/common/checks.sh"
+# shellcheck source=tests/common/free-port.sh
 source "$top/tests/common/free-port.sh"
 ip link set lo up
 start=$(date +%s)
