@@ -19,6 +19,7 @@ PACKAGES="
   libnginx-mod-http-perl
   debhelper lintian apt-utils gnupg help2man mmdebstrap
   libc6-dbg procps systemd
+  slurm-wlm munge iproute2
 "
 
 missing=""
