@@ -2,7 +2,8 @@
 #
 #   make               build programs into build/bin, libraries into build/lib
 #   make run           the main job: eh_elfs of this machine's packages into
-#                      build/store, -ehelf packages and apt repository: build/repo
+#                      build/store, -ehelf packages and apt repository: build/repo,
+#                      statistics report: build/store/report.html
 #   make check         install test dependencies, check the include graph's
 #                      layering, build with -Werror, run unit tests (also
 #                      under ASan+UBSan) and the differential tests
@@ -10,9 +11,12 @@
 #                      elfutils' debuginfod, fetching from it (libehelf-unwind,
 #                      ehelf-find), unwinding against libunwind and libdw,
 #                      ehelf-perf against perf on recorded workloads,
+#                      ehelf-stats against readelf and in chromium,
 #                      and the CFI reader on a deterministic sample of this
 #                      machine's ELFs and of the packages in tests/diff/packages)
-#   make check-full    the same on every ELF, plus a 2-minute libFuzzer run
+#   make check-full    the same on every ELF, plus a 2-minute libFuzzer run,
+#                      nginx, and ehelf-batch as a Slurm job array
+#   make archive-sample  eh_elfs and statistics of 2,280 Debian 12 packages
 #   make bench         benchmarks, each against its baselines in the same run
 #   make deps          install the Debian packages the build and tests need
 #   SANITIZE=1 make    build everything with ASan+UBSan into build/san
@@ -460,6 +464,7 @@ check: deps
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory pkg-test pkg-install-test
+	@$(MAKE) --no-print-directory stats-test stats-figures-test
 	@echo "make check: all passed"
 
 check-full: deps
@@ -477,6 +482,8 @@ check-full: deps
 	@$(MAKE) --no-print-directory nginx-test
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory pkg-test pkg-install-test
+	@$(MAKE) --no-print-directory stats-test stats-figures-test
+	@$(MAKE) --no-print-directory slurm-test
 	@echo "make check-full: all passed"
 
 BENCH_UNWIND := $(B)/bench/bench-unwind
@@ -507,6 +514,8 @@ run: deps all
 	$(B)/bin/ehelf-batch --store $(B)/store $(SOURCES)
 	GNUPGHOME=$(REPO_GNUPG) $(B)/bin/ehelf-pkg --store $(B)/store --out $(B)/repo \
 		--gpg-key $$(packaging/repo-key.sh $(REPO_GNUPG))
+	$(B)/bin/ehelf-stats --db $(B)/store/ehelf.sqlite --html $(B)/store/report.html
+	@echo "statistics of this store (ehelf-stats): $(abspath $(B)/store/report.html)"
 
 # ---- packaging/: -ehelf packages, the apt repository, dh_ehelf ----------
 # (docs/packaging.md)  ehelf-pkg reads the database read-only through
@@ -545,6 +554,23 @@ $(B)/bin/ehelf-stats: $(STATS_SRC:%.c=$(B)/obj/%.o) $(B)/obj/common/index_db.o $
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs sqlite3 2>/dev/null || \
 		echo -lsqlite3) -lm
 all: $(B)/bin/ehelf-stats
+# its tests: the four outputs agree, damaged and foreign databases refused;
+# every figure readelf can check computed from readelf alone on real
+# Debian packages, the HTML page rendered by headless chromium
+.PHONY: stats-test stats-figures-test archive-sample slurm-test
+stats-test: all fixtures
+	@tests/stats/run-stats-tests.sh $(B)
+stats-figures-test: all fixtures
+	@tests/stats/run-stats-figures-test.sh $(B)
+# the Debian 12 archive sample (docs/archive-sample.md): 2,280 packages
+# downloaded into a cache outside build/, ehelf-batch, then ehelf-stats'
+# report into build/archive-sample
+archive-sample: deps all
+	@corpus-stats/archive-sample.sh --build $(B) --out $(B)/archive-sample $(ARCHIVE_SAMPLE_ARGS)
+# ehelf-batch --shard as a Slurm job array on a one-node cluster on
+# loopback, merged, against one unsharded run (docs/scale-out.md)
+slurm-test: all $(STORE_CHECK)
+	@tests/slurm/run-slurm-test.sh $(B)
 
 # Serve what `make run` built (read-only), on port 8003.
 serve: all

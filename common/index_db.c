@@ -79,7 +79,7 @@ int index_db_open_read(sqlite3 **out, const char *path, ehelf_err *err)
 	else if (v < INDEX_DB_VERSION)
 		rc = err_set(err, ERR_UNSUPPORTED, "%s: written by an older "
 			     "ehelf-batch (database version %d): run ehelf-batch "
-			     "on it once to upgrade it", path, v);
+			     "on its store once to migrate it", path, v);
 	if (rc < 0) {
 		sqlite3_close(h);
 		return rc;

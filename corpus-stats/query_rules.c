@@ -188,8 +188,10 @@ int query_summaries(stats_db *db, stats_report *r, ehelf_err *err)
 	rc = stats_table_new_cols(r, "sections",
 		"FDEs and rows by section: .eh_frame and .debug_frame",
 		"Sums of eh_elfs.eh_frame_fdes, eh_frame_rows, debug_frame_fdes and "
-		"debug_frame_rows" POPULATION "  .debug_frame rows only fill "
-		"addresses .eh_frame does not cover.  files: eh_elfs with at least "
+		"debug_frame_rows" POPULATION "  Every row read from a section "
+		"counts, also .debug_frame rows of addresses .eh_frame covers too "
+		"(the eh_elf's lookup table uses .debug_frame rows only where "
+		".eh_frame has none).  files: eh_elfs with at least "
 		"one FDE from the section; percentages of both sections' sum.",
 		"section:text files:count fdes:count rows:count fde_percent:percent "
 		"row_percent:percent", &t);
