@@ -928,7 +928,7 @@ def expected(figfile):
         "elf_files_failed": 0,
         "eh_elfs": len(uniq),
         "eh_elfs_of_files": len(uniq),
-        "eh_elfs_with_statistics": len(uniq),
+        "eh_elfs_in_rule_tables": len(uniq),
         "eh_elfs_without_statistics": 0,
         "eh_elfs_without_files": 0,
         "fdes": sum(f["fdes"] for f in uniq),
