@@ -31,14 +31,19 @@ int index_db_version(sqlite3 *h)
 	return v;
 }
 
-static bool has_ehelfs(sqlite3 *h)
+int index_db_has_table(sqlite3 *h, const char *name)
 {
 	sqlite3_stmt *s = NULL;
-	bool ok = sqlite3_prepare_v2(h, "SELECT count(*) FROM eh_elfs", -1, &s,
-				     NULL) == SQLITE_OK &&
-		  sqlite3_step(s) == SQLITE_ROW;
+	if (sqlite3_prepare_v2(h, "SELECT 1 FROM main.sqlite_master WHERE "
+			       "type = 'table' AND name = ?1", -1, &s,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return -1;
+	}
+	int st = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return ok;
+	return st == SQLITE_ROW ? 1 : st == SQLITE_DONE ? 0 : -1;
 }
 
 static sqlite3 *open_read(const char *name, bool uri)
@@ -53,18 +58,28 @@ static sqlite3 *open_read(const char *name, bool uri)
 	return h;
 }
 
-int index_db_open_read(sqlite3 **out, const char *path, ehelf_err *err)
+sqlite3 *index_db_open_any(const char *path)
 {
-	*out = NULL;
-	if (access(path, F_OK) != 0)
-		return err_set(err, ERR_NOTFOUND, "%s: no such database", path);
 	sqlite3 *h = open_read(path, false);
 	if (!h || index_db_version(h) < 0) {
 		sqlite3_close(h);
 		char uri[4200];
 		h = index_db_immutable_uri(path, uri, sizeof uri) == 0 ? open_read(uri, true)
 							       : NULL;
+		if (h && index_db_version(h) < 0) {
+			sqlite3_close(h);
+			h = NULL;
+		}
 	}
+	return h;
+}
+
+int index_db_open_read(sqlite3 **out, const char *path, ehelf_err *err)
+{
+	*out = NULL;
+	if (access(path, F_OK) != 0)
+		return err_set(err, ERR_NOTFOUND, "%s: no such database", path);
+	sqlite3 *h = index_db_open_any(path);
 	int v = h ? index_db_version(h) : -1;
 	int rc = 0;
 	if (v < 0)
@@ -73,7 +88,7 @@ int index_db_open_read(sqlite3 **out, const char *path, ehelf_err *err)
 		rc = err_set(err, ERR_UNSUPPORTED, "%s: written by a newer "
 			     "ehelf-batch (database version %d; this program reads "
 			     "version %d)", path, v, INDEX_DB_VERSION);
-	else if (!has_ehelfs(h))
+	else if (index_db_has_table(h, "eh_elfs") != 1)
 		rc = err_set(err, ERR_IO, "%s: not an ehelf-batch database (no "
 			     "eh_elfs table)", path);
 	else if (v < INDEX_DB_VERSION)

@@ -28,6 +28,16 @@ enum { INDEX_DB_VERSION = 3 };
  * message. */
 int index_db_open_read(struct sqlite3 **h, const char *path, ehelf_err *err);
 
+/* PATH opened read-only as index_db_open_read() opens it (the immutable
+ * fallback included) but whatever its version or tables, for a reader that
+ * tells bad files apart itself; NULL when sqlite cannot read it.  Closed
+ * with sqlite3_close. */
+struct sqlite3 *index_db_open_any(const char *path);
+
+/* 1: the database has the table NAME, 0: not, -1: its schema cannot be
+ * read (a damaged file). */
+int index_db_has_table(struct sqlite3 *h, const char *name);
+
 /* The database's PRAGMA user_version, or -1 when it cannot be read. */
 int index_db_version(struct sqlite3 *h);
 

@@ -25,60 +25,13 @@ typedef struct probe {
 	int has_ehelfs;
 } probe;
 
-static sqlite3 *open_ro(const char *name, bool uri)
-{
-	sqlite3 *h = NULL;
-	if (sqlite3_open_v2(name, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
-			    (uri ? SQLITE_OPEN_URI : 0), NULL) != SQLITE_OK) {
-		sqlite3_close(h);
-		return NULL;
-	}
-	sqlite3_busy_timeout(h, 10000);
-	return h;
-}
-
-/* PATH opened read-only, as index_db_open_read() does (a WAL database in
- * a directory this process cannot write read as an immutable snapshot), or
- * NULL. */
-static sqlite3 *open_plain(const char *path)
-{
-	sqlite3 *h = open_ro(path, false);
-	if (!h || index_db_version(h) < 0) {
-		sqlite3_close(h);
-		char uri[4200];
-		h = index_db_immutable_uri(path, uri, sizeof uri) == 0 ? open_ro(uri, true)
-							       : NULL;
-		if (h && index_db_version(h) < 0) {
-			sqlite3_close(h);
-			h = NULL;
-		}
-	}
-	return h;
-}
-
-/* 1: H has the table NAME, 0: not, -1: its schema cannot be read. */
-static int has_table(sqlite3 *h, const char *name)
-{
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(h, "SELECT 1 FROM main.sqlite_master WHERE "
-			       "type = 'table' AND name = ?1", -1, &s,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC) != SQLITE_OK) {
-		sqlite3_finalize(s);
-		return -1;
-	}
-	int src = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return src == SQLITE_ROW ? 1 : src == SQLITE_DONE ? 0 : -1;
-}
-
 static probe probe_file(const char *path)
 {
 	probe p = { -1, 0 };
-	sqlite3 *h = open_plain(path);
+	sqlite3 *h = index_db_open_any(path);
 	if (h) {
 		p.version = index_db_version(h);
-		p.has_ehelfs = has_table(h, "eh_elfs");
+		p.has_ehelfs = index_db_has_table(h, "eh_elfs");
 	}
 	sqlite3_close(h);
 	return p;
@@ -348,7 +301,7 @@ int stats_db_derive(stats_db *db, ehelf_err *err)
 					  "rule_kinds", "dwarf_ops", "fde_rows",
 					  "unsupported", "files", "packages" };
 	for (size_t i = 0; i < sizeof v3 / sizeof *v3; i++) {
-		int has = has_table(db->h, v3[i]);
+		int has = index_db_has_table(db->h, v3[i]);
 		if (has < 0)
 			return err_set(err, ERR_FORMAT, "%s: the database is damaged "
 				       "(its schema cannot be read): restore it, or "

@@ -40,21 +40,6 @@ static void reader_free(void *p)
 	free(r);
 }
 
-/* Does the database have table NAME?  (An ehelf database of version 0
- * has tables but no user_version: the schema script would mark it current
- * without adding what it lacks.) */
-static bool has_table(sqlite3 *h, const char *name)
-{
-	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(h, "SELECT 1 FROM sqlite_master WHERE type ="
-			       " 'table' AND name = ?1", -1, &s, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	bool yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
-}
-
 int index_open(server_index **out, const char *path, bool writable,
 	       ehelf_err *err)
 {
@@ -89,7 +74,7 @@ int index_open(server_index **out, const char *path, bool writable,
 	if (writable && v < INDEX_SCHEMA_VERSION) {
 		/* a new database, or one an older ehelf-batch wrote: let the
 		 * builder's own code migrate it (run ehelf-batch once) */
-		if (v == 0 && !has_table(h, "eh_elfs") &&
+		if (v == 0 && index_db_has_table(h, "eh_elfs") == 0 &&
 		    sqlite3_exec(h, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
 			rc = err_set(err, ERR_IO, "%s: cannot create the schema: %s",
 				     path, sqlite3_errmsg(h));
