@@ -185,6 +185,14 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 	while (rc == 0 && ids && sqlite3_step(ids) == SQLITE_ROW)
 		rc = merge_ehelf(h, ids, &in, out, dir, sum, err);
 	sqlite3_finalize(ids);
+	/* the same eh_elf (same SHA-256) recorded here with its statistics and
+	 * in the shard without (built on demand by ehelf-server): this row and
+	 * its detail rows are kept */
+	rc = rc ? rc : exec(h, "INSERT OR IGNORE INTO left_out SELECT x.build_id,"
+			    " 'statistics kept' FROM s.eh_elfs x JOIN main.eh_elfs m"
+			    " ON m.build_id = x.build_id WHERE x.stats_version IS NULL"
+			    " AND m.stats_version IS NOT NULL AND m.sha256 = x.sha256",
+			    "keeping statistics", err);
 
 	static const char *const details[] = { "rule_kinds", "dwarf_ops",
 					       "fde_rows", "unsupported",

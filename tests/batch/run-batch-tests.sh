@@ -411,6 +411,20 @@ for m in msig merged; do # a new store, and the unsigned merge of the same shard
 		ok "signed shards merged ($m): $(json "$T/jm2" signatures) .sig files copied, the same as the verified ones; sha256, versions, signed_by kept" ||
 		bad "merging signed shards into $m: $(cat "$T/jm2")"
 done
+# a shard whose row of an eh_elf has no statistics (built on demand by
+# ehelf-server) does not take them from the merged store's row of it
+sid=$(q "$T/shard1" "SELECT build_id FROM eh_elfs ORDER BY build_id LIMIT 1")
+cp -a "$T/shard1" "$T/nostats"
+q "$T/nostats" "DELETE FROM rulesets WHERE build_id = '$sid'; DELETE FROM fde_sizes
+	WHERE build_id = '$sid'; UPDATE eh_elfs SET stats_version = NULL WHERE build_id = '$sid'" >/dev/null
+before=$(q "$T/merged" "SELECT stats_version, (SELECT count(*) FROM rulesets WHERE
+	build_id = '$sid') FROM eh_elfs WHERE build_id = '$sid'")
+"$batch" merge --store "$T/merged" "$T/nostats" 2>/dev/null
+after=$(q "$T/merged" "SELECT stats_version, (SELECT count(*) FROM rulesets WHERE
+	build_id = '$sid') FROM eh_elfs WHERE build_id = '$sid'")
+[ "$before" = "$after" ] && [ "${after%%|*}" = 1 ] && "$check" --complete "$T/merged" >/dev/null &&
+	ok "a shard's row without statistics leaves the merged row and its statistics ($after)" ||
+	bad "merging a row without statistics: $before -> $after"
 
 echo "== kill -9 mid-run"
 f0=$fails
