@@ -93,7 +93,11 @@ static const char *const sql[S_COUNT] = {
 		" ORDER BY p.name, f.path LIMIT 1",
 	[S_SET_SIGNED] = "UPDATE eh_elfs SET signed_by = ?2 WHERE build_id = ?1",
 	[S_REOPEN] =
-		"UPDATE packages SET status = 'reading' WHERE status = 'done' AND id IN"
+		"UPDATE packages SET status = 'reading' WHERE status = 'done'"
+		/* the upstreams ehelf-server records its on-demand builds under
+		 * are no packages ehelf-batch reads: reopened, they would stay
+		 * unfinished forever */
+		" AND format <> 'debuginfod' AND id IN"
 		" (SELECT f.package_id FROM files f JOIN eh_elfs e"
 		" ON e.build_id = f.build_id WHERE f.status IN ('built', 'present')"
 		" AND (coalesce(e.abi_version, 0) < ?1"

@@ -494,6 +494,12 @@ check "... and the detail rows of the old one deleted with its row replaced" [ \
 	"$(sqlite3 "$T/rep/ehelf.sqlite" "SELECT count(*) FROM eh_elfs WHERE
 	 build_id = '$rid' AND stats_version IS NULL")" = 1 ]
 stop_server
+# ehelf-batch over that store: the on-demand builds' upstream stays done
+mkdir -p "$T/empty"
+"$batch" --store "$T/rep" "$T/empty" >/dev/null 2>&1
+check "ehelf-batch on a store with on-demand builds: their upstream package stays done" [ \
+	"$(sqlite3 "$T/rep/ehelf.sqlite" "SELECT group_concat(status) FROM packages
+	 WHERE format = 'debuginfod'")" = done ]
 # a version-0 index (tables, no user_version) in a store served with
 # on-demand builds: refused, not stamped current without its columns
 mkdir -p "$T/v0"
