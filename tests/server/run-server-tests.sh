@@ -345,19 +345,31 @@ dfid=$(readelf -n "$T/up/elfs/dbgframe" | awk '/Build ID/ {print $3}')
 ncid=$(readelf -n "$T/up/elfs/nocfi" | awk '/Build ID/ {print $3}')
 "$compile" "$T/up/elfs/nocfi" -o "$T/nocfi.so" 2>/dev/null && bad "nocfi has unwind tables" ||
 	check "ehelf-compile: no unwind tables is exit status 3" [ $? = 3 ]
-dport=$(free_port)
-debuginfod -p "$dport" -d "$T/debuginfod.sqlite" -U "$T/up/debs" -F "$T/up/elfs" \
-	-t 0 -g 0 -c 2 >"$T/debuginfod.log" 2>&1 &
-dpid=$!
-pids="$pids $dpid"
-up="http://127.0.0.1:$dport"
+# start_debuginfod: on a free port; another program may take the port
+# between free_port and debuginfod's bind, then it is started on another
+start_debuginfod() {
+	dport=$(free_port)
+	debuginfod -p "$dport" -d "$T/debuginfod.sqlite" -U "$T/up/debs" -F "$T/up/elfs" \
+		-t 0 -g 0 -c 2 >"$T/debuginfod.log" 2>&1 &
+	dpid=$!
+	pids="$pids $dpid"
+	up="http://127.0.0.1:$dport"
+}
+start_debuginfod
 first=$(head -n 1 "$T/upids" | cut -d' ' -f1)
 i=0
+tries=1
 until [ "$(curl -s -o /dev/null -w '%{http_code}' "$up/buildid/$first/executable")" = 200 ] &&
       [ "$(curl -s -o /dev/null -w '%{http_code}' "$up/buildid/$truncid/executable")" = 200 ] &&
       [ "$(curl -s -o /dev/null -w '%{http_code}' "$up/buildid/$dfid/debuginfo")" = 200 ] &&
       [ "$(curl -s -o /dev/null -w '%{http_code}' "$up/buildid/$ncid/executable")" = 200 ]; do
 	i=$((i + 1))
+	if ! kill -0 "$dpid" 2>/dev/null && [ $tries -lt 3 ] &&
+	   grep -q 'Address already in use' "$T/debuginfod.log"; then
+		tries=$((tries + 1))
+		start_debuginfod
+		continue
+	fi
 	if [ $i -gt 300 ] || ! kill -0 "$dpid" 2>/dev/null; then
 		echo "debuginfod did not index the packages:" >&2
 		tail -n 5 "$T/debuginfod.log" >&2
