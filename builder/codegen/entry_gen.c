@@ -21,7 +21,7 @@ typedef struct tables {
 	int pages, entry_offsets, entry_rules, records, params, summaries;
 	int byte_ones;          /* 0x0101010101010101: each byte 1 */
 	int byte_top_bits;      /* 0x8080808080808080: each byte's top bit */
-	unsigned page_stride;   /* 40 or 72 */
+	unsigned page_stride;   /* 4 + (subpages + 1) * cnt_width */
 	unsigned cnt_width;     /* 1 or 2 */
 	unsigned rule_width;    /* 1 or 2 */
 } tables;
@@ -52,33 +52,35 @@ static void emit_copy(x86_asm *a, int in, int out)
 
 /*
  * pc in RAX -> rule-set index in RCX (>= 1), or a jump to NOT_COVERED.
- * Clobbers RAX, RCX, RDX, RBX, R10, R11.  See lookup_table.h: the page
- * record gives the subpage's entries; their 7-bit offsets are compared with
- * the pc's eight at a time: with O = o * 0x0101.. | 0x8080.., the top bit of
- * each byte of O - offsets is set where offset <= o, and the offsets are
- * sorted, so the number of such bytes, summed by a multiplication, is how
- * many entries start at or before the pc.
+ * Clobbers RAX, RCX, RDX, RBX, R10, R11.  Inlined in each entry point: a
+ * shared subroutine saves 480 bytes but its call and return cost about
+ * 1 ns a step (measured).  See lookup_table.h: the page record gives the
+ * subpage's entries; their 7-bit offsets are compared with the pc's eight
+ * at a time: with O = o * 0x0101.. | 0x8080.., the top bit of each byte of
+ * O - offsets is set where offset <= o, and the offsets are sorted, so the
+ * number of such bytes, summed by a multiplication, is how many entries
+ * start at or before the pc.
  */
 static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 			int not_covered)
 {
-	int l_slow = x86_label(a), l_tail = x86_label(a), l_tail8 = x86_label(a);
-	int l_count = x86_label(a);
+	int l_slow = x86_label(a), l_tail = x86_label(a);
+	int l_count = x86_label(a), l_found = x86_label(a);
 	if (t->base) {
 		x86_mov_ri(a, R10, t->base);
 		x86_alu_rr(a, ALU_SUB, RAX, R10);
 	}
-	x86_mov_ri(a, R10, (uint64_t)t->npages << LT_PAGE_BITS);
+	x86_mov_ri(a, R10, (uint64_t)t->npages << t->page_bits);
 	x86_alu_rr(a, ALU_CMP, RAX, R10);
 	x86_jcc(a, CC_AE, not_covered);
 	x86_mov_rr(a, RDX, RAX);
-	x86_shift_ri(a, SH_SHR, RDX, LT_PAGE_BITS);
+	x86_shift_ri(a, SH_SHR, RDX, (uint8_t)t->page_bits);
 	x86_imul_ri(a, RDX, RDX, (int32_t)tb->page_stride);
 	x86_lea(a, R10, MRIP(tb->pages));
 	x86_alu_rr(a, ALU_ADD, R10, RDX);               /* page record */
 	x86_mov_rr(a, RCX, RAX);
 	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
-	x86_alu32_ri(a, ALU_AND, RCX, LT_SUBPAGES - 1);  /* subpage */
+	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage */
 	if (tb->cnt_width == 1) {
 		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 4));
 		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 5));
@@ -94,7 +96,7 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_alu_rm(a, ALU_OR, RAX, MRIP(tb->byte_top_bits)); /* O */
 	x86_lea(a, R10, MRIP(tb->entry_offsets));
 	x86_alu32_ri(a, ALU_CMP, R11, 8);
-	x86_jcc(a, CC_A, l_slow);
+	x86_jcc8(a, CC_A, l_slow);
 	/* n <= 8 entries from i0 */
 	x86_bind(a, l_tail);
 	x86_mov_rr(a, RCX, R11);
@@ -121,21 +123,19 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 		x86_movzx_load16(a, RCX, MI(R10, RCX, 2, -2));
 	x86_alu32_rr(a, ALU_OR, RCX, RCX);
 	x86_jcc(a, CC_E, not_covered);
-	int l_found = x86_label(a);
-	x86_jmp(a, l_found);
+	x86_jmp8(a, l_found);
 	/* n > 8: skip whole groups of 8 entries that all start <= o */
 	x86_bind(a, l_slow);
 	x86_mov_rr(a, RCX, RAX);
 	x86_alu_rm(a, ALU_SUB, RCX, MI(R10, RDX, 1, 0));
 	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->byte_top_bits));
 	x86_alu_rm(a, ALU_CMP, RCX, MRIP(tb->byte_top_bits));
-	x86_jcc(a, CC_NE, l_count);                     /* the answer is here */
+	x86_jcc8(a, CC_NE, l_count);                    /* the answer is here */
 	x86_alu32_ri(a, ALU_ADD, RDX, 8);
 	x86_alu32_ri(a, ALU_SUB, R11, 8);
 	x86_alu32_ri(a, ALU_CMP, R11, 8);
-	x86_jcc(a, CC_A, l_slow);
-	x86_jmp(a, l_tail);
-	x86_bind(a, l_tail8);
+	x86_jcc8(a, CC_A, l_slow);
+	x86_jmp8(a, l_tail);
 	x86_bind(a, l_found);
 }
 
@@ -445,7 +445,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		.summaries = x86_label(a),
 		.byte_ones = x86_label(a), .byte_top_bits = x86_label(a),
 		.cnt_width = t->cnt_width,
-		.page_stride = t->cnt_width == 1 ? 40 : 72,
+		.page_stride = 4 + (t->subpages + 1) * t->cnt_width,
 		.rule_width = rs->n <= 256 ? 1 : 2,
 	};
 	/* shapes: rule sets that differ only in offsets share a body */
@@ -554,7 +554,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	info->entries = (uint32_t)t->nentries;
 	info->rulesets = (uint32_t)rs->n;
 	info->unsupported = (uint32_t)b->nunsupported;
-	info->page_bits = LT_PAGE_BITS;
+	info->page_bits = t->page_bits;
 	x86_bytes(a, info, sizeof *info);
 	x86_align(a, 8, 0);
 	x86_bind(a, tb.byte_ones);
@@ -563,17 +563,14 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
 	x86_bind(a, tb.pages);
 	for (uint32_t p = 0; p < t->npages; p++) {
-		size_t start = a->n;
 		x86_u32(a, t->page_first[p]);
-		const uint16_t *c = &t->cnt[(size_t)p * (LT_SUBPAGES + 1)];
-		for (int s = 0; s <= LT_SUBPAGES; s++) {
+		const uint16_t *c = &t->cnt[(size_t)p * (t->subpages + 1)];
+		for (unsigned s = 0; s <= t->subpages; s++) {
 			if (tb.cnt_width == 1)
 				x86_u8(a, (uint8_t)c[s]);
 			else
 				x86_bytes(a, &c[s], 2);
 		}
-		while (a->n - start < tb.page_stride)
-			x86_u8(a, 0);
 	}
 	x86_align(a, 8, 0);
 	/* one word per rule set: its summary, or its rule index * 2 */
