@@ -21,9 +21,14 @@ typedef struct tables {
 	int pages, entry_offsets, entry_rules, records, params, summaries;
 	int byte_ones;          /* 0x0101010101010101: each byte 1 */
 	int byte_top_bits;      /* 0x8080808080808080: each byte's top bit */
+	int byte_low_bits;      /* 0x7f7f7f7f7f7f7f7f: the others */
 	unsigned page_stride;   /* 4 + (subpages + 1) * cnt_width */
 	unsigned cnt_width;     /* 1 or 2 */
-	unsigned rule_width;    /* 1 or 2 */
+	bool escapes;           /* more than 255 rule sets: entries of rule
+				 * sets numbered 255 and up are escaped */
+	int esc_rank, esc_rules, esc_find;  /* their tables and routine */
+	int again[2];           /* local, remote: dispatch of index RCX */
+	int stub[2];            /* local, remote escape stubs */
 } tables;
 
 /* a rule record's fields */
@@ -51,7 +56,9 @@ static void emit_copy(x86_asm *a, int in, int out)
 }
 
 /*
- * pc in RAX -> rule-set index in RCX (>= 1), or a jump to NOT_COVERED.
+ * pc in RAX -> rule-set index in RCX (>= 1), or a jump to NOT_COVERED;
+ * with escapes, KEEP receives the entry's number for the escape stub,
+ * which index LT_ESCAPE dispatches to (see emit_esc_find).
  * Clobbers RAX, RCX, RDX, RBX, R10, R11.  Inlined in each entry point: a
  * shared subroutine saves 480 bytes but its call and return cost about
  * 1 ns a step (measured).  See lookup_table.h: the page record gives the
@@ -62,7 +69,7 @@ static void emit_copy(x86_asm *a, int in, int out)
  * start at or before the pc.
  */
 static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
-			int not_covered)
+			int not_covered, int keep)
 {
 	int l_slow = x86_label(a), l_tail = x86_label(a);
 	int l_count = x86_label(a), l_found = x86_label(a);
@@ -96,7 +103,7 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_alu_rm(a, ALU_OR, RAX, MRIP(tb->byte_top_bits)); /* O */
 	x86_lea(a, R10, MRIP(tb->entry_offsets));
 	x86_alu32_ri(a, ALU_CMP, R11, 8);
-	x86_jcc8(a, CC_A, l_slow);
+	x86_jcc(a, CC_A, l_slow);
 	/* n <= 8 entries from i0 */
 	x86_bind(a, l_tail);
 	x86_mov_rr(a, RCX, R11);
@@ -117,10 +124,9 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_alu_rr(a, ALU_ADD, RCX, RDX);
 	x86_jcc(a, CC_E, not_covered);                 /* none at all */
 	x86_lea(a, R10, MRIP(tb->entry_rules));
-	if (tb->rule_width == 1)
-		x86_movzx_load8(a, RCX, MI(R10, RCX, 1, -1));
-	else
-		x86_movzx_load16(a, RCX, MI(R10, RCX, 2, -2));
+	if (tb->escapes && keep != XNONE)
+		x86_mov_rr(a, keep, RCX);               /* for the escape stub */
+	x86_movzx_load8(a, RCX, MI(R10, RCX, 1, -1));
 	x86_alu32_rr(a, ALU_OR, RCX, RCX);
 	x86_jcc(a, CC_E, not_covered);
 	x86_jmp8(a, l_found);
@@ -130,13 +136,91 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_alu_rm(a, ALU_SUB, RCX, MI(R10, RDX, 1, 0));
 	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->byte_top_bits));
 	x86_alu_rm(a, ALU_CMP, RCX, MRIP(tb->byte_top_bits));
-	x86_jcc8(a, CC_NE, l_count);                    /* the answer is here */
+	x86_jcc(a, CC_NE, l_count);                     /* the answer is here */
 	x86_alu32_ri(a, ALU_ADD, RDX, 8);
 	x86_alu32_ri(a, ALU_SUB, R11, 8);
 	x86_alu32_ri(a, ALU_CMP, R11, 8);
 	x86_jcc8(a, CC_A, l_slow);
-	x86_jmp8(a, l_tail);
+	x86_jmp(a, l_tail);
 	x86_bind(a, l_found);
+}
+
+/*
+ * Escapes: with more than 255 rule sets, rule sets are numbered by use
+ * (gen_blob_build) and an entry of one numbered above 255 has rule byte
+ * LT_ESCAPE.  Index LT_ESCAPE has a rule record whose bodies are the
+ * escape stubs: they find the entry's index and dispatch again, so the
+ * lookup itself tests nothing.  The routine: entry number (1-based) in
+ * RAX -> its rule-set index in RCX; clobbers RAX, RDX, RBX, R10, R11.
+ * Escaped entries are ranked: esc_rank[b] counts those before entry
+ * LT_ESC_BLOCK * b, the block's bytes before this entry add the rest, and
+ * esc_rules holds their indexes in entry order.  Entries of the 255 most
+ * used rule sets are not escaped: 99% of them on this machine's
+ * libraries, so the routine's cost (a count over up to 31 bytes, eight
+ * at a time) is rare.
+ */
+/* RBX += the number of zero bytes of R11 (clobbers RCX): with x = R11,
+ * a byte's top bit of ~(((x & 0x7f..) + 0x7f..) | x) is set exactly when
+ * the byte is 0; those bits summed by a multiplication. */
+static void emit_count_zero_bytes(x86_asm *a, const tables *tb)
+{
+	x86_mov_rr(a, RCX, R11);
+	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->byte_low_bits));
+	x86_alu_rm(a, ALU_ADD, RCX, MRIP(tb->byte_low_bits));
+	x86_alu_rr(a, ALU_OR, RCX, R11);
+	x86_not(a, RCX);
+	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->byte_top_bits));
+	x86_shift_ri(a, SH_SHR, RCX, 7);
+	x86_imul_rm(a, RCX, MRIP(tb->byte_ones));
+	x86_shift_ri(a, SH_SHR, RCX, 56);
+	x86_alu_rr(a, ALU_ADD, RBX, RCX);
+}
+
+static void emit_esc_find(x86_asm *a, const tables *tb)
+{
+	int l_loop = x86_label(a), l_tail = x86_label(a), l_done = x86_label(a);
+	x86_lea(a, RDX, M(RAX, -1));                    /* the entry */
+	x86_mov_rr(a, RAX, RDX);
+	x86_shift_ri(a, SH_SHR, RAX, LT_ESC_BLOCK_BITS);
+	x86_lea(a, R11, MRIP(tb->esc_rank));
+	x86_mov_load32(a, RBX, MI(R11, RAX, 4, 0));     /* escapes before block */
+	x86_shift_ri(a, SH_SHL, RAX, LT_ESC_BLOCK_BITS); /* its first entry */
+	x86_lea(a, R10, MRIP(tb->entry_rules));
+	/* LT_ESCAPE bytes before the entry, eight at a time (as zero bytes
+	 * of their complement) */
+	x86_bind(a, l_loop);
+	x86_mov_rr(a, RCX, RDX);
+	x86_alu_rr(a, ALU_SUB, RCX, RAX);
+	x86_alu_ri(a, ALU_CMP, RCX, 8);
+	x86_jcc8(a, CC_B, l_tail);
+	x86_mov_load(a, R11, MI(R10, RAX, 1, 0));
+	x86_not(a, R11);
+	emit_count_zero_bytes(a, tb);
+	x86_alu_ri(a, ALU_ADD, RAX, 8);
+	x86_jmp8(a, l_loop);
+	x86_bind(a, l_tail);                            /* RCX: 0..7 left */
+	x86_test_rr(a, RCX, RCX);
+	x86_jcc8(a, CC_E, l_done);
+	x86_mov_load(a, R11, MI(R10, RAX, 1, 0));       /* padded: readable */
+	x86_not(a, R11);
+	x86_shift32_ri(a, SH_SHL, RCX, 3);
+	x86_mov_ri(a, RAX, UINT64_MAX);
+	x86_shift_cl(a, SH_SHL, RAX);
+	x86_alu_rr(a, ALU_OR, R11, RAX);                /* bytes past it: not 0 */
+	emit_count_zero_bytes(a, tb);
+	x86_bind(a, l_done);
+	x86_lea(a, R11, MRIP(tb->esc_rules));
+	x86_movzx_load16(a, RCX, MI(R11, RBX, 2, 0));
+	x86_ret(a);
+}
+
+/* An escape stub: the entry number from KEEP, its index, then to AGAIN
+ * (the entry's dispatch) with it in RCX. */
+static void emit_esc_stub(x86_asm *a, const tables *tb, int keep, int again)
+{
+	x86_mov_rr(a, RAX, keep);
+	x86_call(a, tb->esc_find);
+	x86_jmp(a, again);
 }
 
 /* rule index in RCX -> jump to its body (the record's int32 at
@@ -273,7 +357,8 @@ static void emit_local_entry(x86_asm *a, const lookup_table *t,
 	x86_alu32_rr(a, ALU_XOR, R9, R9);
 	x86_bind(a, l_bounds_ok);
 	emit_copy(a, RSI, RDI);
-	emit_lookup(a, t, tb, l_not_covered);
+	emit_lookup(a, t, tb, l_not_covered, RDX);
+	x86_bind(a, tb->again[0]);
 	emit_dispatch(a, tb, RECORD_LOCAL_BODY, g->params_reg, g->params_slot);
 	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
@@ -290,7 +375,15 @@ static void emit_describe_entry(x86_asm *a, const lookup_table *t,
 	int l_none = x86_label(a);
 	x86_push(a, RBX);
 	x86_mov_rr(a, RAX, RDI);
-	emit_lookup(a, t, tb, l_none);
+	emit_lookup(a, t, tb, l_none, RDX);
+	if (tb->escapes) {
+		int l_direct = x86_label(a);
+		x86_alu32_ri(a, ALU_CMP, RCX, LT_ESCAPE);
+		x86_jcc8(a, CC_NE, l_direct);
+		x86_mov_rr(a, RAX, RDX);
+		x86_call(a, tb->esc_find);
+		x86_bind(a, l_direct);
+	}
 	x86_lea(a, R10, MRIP(tb->summaries));
 	x86_mov_load(a, RAX, MI(R10, RCX, 8, 0));
 	x86_mov_rr(a, RCX, RAX);
@@ -322,7 +415,8 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 	x86_mov_rr(a, R15, R8);
 	x86_mov_rr(a, RAX, RDI);
 	emit_copy(a, R12, R13);
-	emit_lookup(a, t, tb, l_not_covered);
+	emit_lookup(a, t, tb, l_not_covered, RBX);
+	x86_bind(a, tb->again[1]);
 	int l_record = x86_label(a);
 	emit_word(a, tb->summaries, l_record);
 	emit_sum_remote(g);
@@ -431,11 +525,61 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 	return a->failed ? ERR_NOMEM : 0;
 }
 
+typedef struct use {
+	uint64_t count;        /* entries of the rule set */
+	uint32_t index;
+} use;
+
+static int cmp_use(const void *pa, const void *pb)
+{
+	const use *x = pa, *y = pb;
+	if ((x->index == 0) != (y->index == 0)) /* "not covered" stays first */
+		return x->index == 0 ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index; /* reproducible */
+}
+
+#define NO_RULESET UINT32_MAX
+
+/* The rule sets ordered by the entries using them, most first, 0 first;
+ * with ESCAPES, index LT_ESCAPE is left out (NO_RULESET: the escape).
+ * Returns ORDER (new -> old, *NSLOTS of them), *RENUM (old -> new); NULL
+ * if out of memory. */
+static uint32_t *number_by_use(const lookup_table *t, size_t n, bool escapes,
+			       uint32_t **renum, size_t *nslots)
+{
+	*nslots = escapes ? n + 1 : n;
+	use *u = calloc(n, sizeof *u);
+	uint32_t *order = malloc(*nslots * sizeof *order);
+	*renum = malloc(n * sizeof **renum);
+	if (!u || !order || !*renum) {
+		free(u);
+		free(order);
+		free(*renum);
+		*renum = NULL;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		u[i].index = (uint32_t)i;
+	for (size_t i = 0; i < t->nentries; i++)
+		u[t->rule[i]].count++;
+	qsort(u, n, sizeof *u, cmp_use);
+	for (size_t k = 0, slot = 0; k < n; k++, slot++) {
+		if (escapes && slot == LT_ESCAPE)
+			order[slot++] = NO_RULESET;
+		order[slot] = u[k].index;
+		(*renum)[u[k].index] = (uint32_t)slot;
+	}
+	free(u);
+	return order;
+}
+
 int gen_blob_build(gen_blob *b, const lookup_table *t,
 		   const ruleset_table *rs, struct ehelf_info *info)
 {
 	memset(b, 0, sizeof *b);
-	if (rs->n > 65536)
+	if (rs->n > 65535) /* escaped indexes are 16-bit */
 		return ERR_UNSUPPORTED;
 	x86_asm *a = &b->a;
 	x86_init(a);
@@ -444,14 +588,20 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		.records = x86_label(a), .params = x86_label(a),
 		.summaries = x86_label(a),
 		.byte_ones = x86_label(a), .byte_top_bits = x86_label(a),
+		.byte_low_bits = x86_label(a),
 		.cnt_width = t->cnt_width,
 		.page_stride = 4 + (t->subpages + 1) * t->cnt_width,
-		.rule_width = rs->n <= 256 ? 1 : 2,
+		.escapes = rs->n > 256,
+		.esc_rank = x86_label(a), .esc_rules = x86_label(a),
+		.esc_find = x86_label(a),
+		.again = { x86_label(a), x86_label(a) },
+		.stub = { x86_label(a), x86_label(a) },
 	};
 	/* shapes: rule sets that differ only in offsets share a body */
 	rs_code *code = calloc(rs->n, sizeof *code);
 	shape *sh = calloc(rs->n, sizeof *sh);
 	int32_t *params = malloc(rs->n * BODY_MAX_PARAMS * sizeof *params);
+	uint32_t *order = NULL, *renum = NULL;
 	ruleset_table shapes;
 	int rc = code && sh && params ? ruleset_table_init(&shapes) : ERR_NOMEM;
 	if (rc < 0) {
@@ -500,6 +650,13 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	free(slot);
 	ruleset_table_free(&shapes);
+	/* rule sets renumbered by use, most used first (0 stays "not
+	 * covered"): with more than 255, the entries of the first 254 take
+	 * one byte and only the others are escaped */
+	size_t nslots = 0;
+	if (rc == 0 && !(order = number_by_use(t, rs->n, tb.escapes, &renum,
+						 &nslots)))
+		rc = ERR_NOMEM;
 	gen_ctx gl = make_ctx(a, GEN_LOCAL);
 	gen_ctx gr = make_ctx(a, GEN_REMOTE);
 	int l_local = x86_label(a), l_remote = x86_label(a);
@@ -513,6 +670,15 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		x86_align(a, 16, 0xcc);
 		x86_bind(a, l_describe);
 		emit_describe_entry(a, t, &tb);
+		if (tb.escapes) {
+			x86_align(a, 16, 0xcc);
+			x86_bind(a, tb.esc_find);
+			emit_esc_find(a, &tb);
+			x86_bind(a, tb.stub[0]);
+			emit_esc_stub(a, &tb, RDX, tb.again[0]);
+			x86_bind(a, tb.stub[1]);
+			emit_esc_stub(a, &tb, RBX, tb.again[1]);
+		}
 		rc = emit_shape_bodies(b, &gl, sh, nsh, 0, true);
 	}
 	if (rc == 0)
@@ -561,6 +727,10 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	x86_bytes(a, &(uint64_t){ 0x0101010101010101ull }, 8);
 	x86_bind(a, tb.byte_top_bits);
 	x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
+	if (tb.escapes) {
+		x86_bind(a, tb.byte_low_bits);
+		x86_bytes(a, &(uint64_t){ 0x7f7f7f7f7f7f7f7full }, 8);
+	}
 	x86_bind(a, tb.pages);
 	for (uint32_t p = 0; p < t->npages; p++) {
 		x86_u32(a, t->page_first[p]);
@@ -573,18 +743,27 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		}
 	}
 	x86_align(a, 8, 0);
-	/* one word per rule set: its summary, or its rule index * 2 */
+	/* one word per rule set (in the new numbering): its summary, or its
+	 * index * 2 */
 	x86_bind(a, tb.summaries);
-	for (size_t i = 0; i < rs->n; i++) {
-		uint64_t w = i && code[i].summarised ? ruleset_summary(&rs->v[i])
-			     : (uint64_t)i << 1;
+	for (size_t k = 0; k < nslots; k++) {
+		uint32_t i = order[k];
+		uint64_t w = i && i != NO_RULESET && code[i].summarised
+			     ? ruleset_summary(&rs->v[i]) : (uint64_t)k << 1;
 		x86_bytes(a, &w, 8);
 	}
 	x86_bind(a, tb.records);
-	for (size_t i = 0; i < rs->n; i++) {
+	for (size_t k = 0; k < nslots; k++) {
+		uint32_t i = order[k];
 		int64_t here = (int64_t)a->n;
 		if (i == 0) { /* "not covered" is never dispatched */
 			x86_bytes(a, (uint8_t[RECORD_SIZE]){ 0 }, RECORD_SIZE);
+			continue;
+		}
+		if (i == NO_RULESET) { /* the escape: its stubs */
+			x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, tb.stub[0]) - here));
+			x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, tb.stub[1]) - here));
+			x86_u32(a, 0);
 			continue;
 		}
 		const shape *s = &sh[code[i].shape];
@@ -600,10 +779,27 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	x86_bytes(a, t->off, t->nentries + 8); /* 8 bytes read at a time */
 	x86_bind(a, tb.entry_rules);
 	for (size_t i = 0; i < t->nentries; i++) {
-		if (tb.rule_width == 1)
-			x86_u8(a, (uint8_t)t->rule[i]);
-		else
-			x86_bytes(a, &(uint16_t){ (uint16_t)t->rule[i] }, 2);
+		uint32_t k = renum[t->rule[i]];
+		x86_u8(a, (uint8_t)(k < LT_ESCAPE ? k : LT_ESCAPE));
+	}
+	if (tb.escapes) {
+		/* escaped entries: ranks per block, then their indexes; the
+		 * rule bytes are read eight at a time: padded */
+		x86_bytes(a, (uint8_t[8]){ 0 }, 8);
+		x86_align(a, 4, 0);
+		x86_bind(a, tb.esc_rank);
+		uint32_t before = 0;
+		for (size_t i = 0; i < t->nentries; i++) {
+			if (i % LT_ESC_BLOCK == 0)
+				x86_u32(a, before);
+			before += renum[t->rule[i]] >= LT_ESCAPE;
+		}
+		x86_bind(a, tb.esc_rules);
+		for (size_t i = 0; i < t->nentries; i++) {
+			uint32_t k = renum[t->rule[i]];
+			if (k >= LT_ESCAPE)
+				x86_bytes(a, &(uint16_t){ (uint16_t)k }, 2);
+		}
 	}
 	x86_align(a, 8, 0);
 	if (!x86_finish(a))
@@ -612,6 +808,8 @@ out:
 	free(code);
 	free(sh);
 	free(params);
+	free(order);
+	free(renum);
 	if (rc < 0)
 		gen_blob_free(b);
 	return rc;

@@ -34,6 +34,11 @@ enum {
 	LT_MIN_PAGE_BITS = 9,    /* the smallest */
 	LT_SUB_BITS = 7,
 	LT_SUBPAGES = 1 << (LT_PAGE_BITS - LT_SUB_BITS), /* at most */
+	/* an entry's rule byte when its rule set's index does not fit in
+	 * it (see entry_gen.c), and the blocks escaped entries are ranked in */
+	LT_ESCAPE = 0xff,
+	LT_ESC_BLOCK_BITS = 5,
+	LT_ESC_BLOCK = 1 << LT_ESC_BLOCK_BITS,
 };
 
 typedef struct lt_interval {
