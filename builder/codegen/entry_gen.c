@@ -28,6 +28,7 @@ typedef struct tables {
 				 * sets numbered 255 and up are escaped */
 	int esc_rank, esc_rules, esc_find;  /* their tables and routine */
 	int again[2];           /* local, remote: dispatch of index RCX */
+	bool interp_local;      /* the local entry applies summaries too */
 	int stub[2];            /* local, remote escape stubs */
 } tables;
 
@@ -311,6 +312,34 @@ static void emit_sum_slot(gen_ctx *g, x86_mem word, int src, int k, int skip)
 
 static const int sum_slot_regs[EHELF_SUM_SLOTS] = EHELF_SUM_SLOT_REGS;
 
+/* Local mode (small files, see gen_blob_build): apply the summary word in
+ * RAX; leaves through the exits.  The valid bits of the registers set
+ * gather in EBX. */
+static void emit_sum_local(gen_ctx *g)
+{
+	x86_asm *a = g->a;
+	emit_sum_cfa(g, R11);
+	x86_mov_ri(a, RBX, 1u << EHELF_RSP);
+	for (int k = 0; k < EHELF_SUM_SLOTS; k++) {
+		int skip = x86_label(a), reg = sum_slot_regs[k];
+		emit_sum_slot(g, M(0, 0), RAX, k, skip);
+		x86_lea(a, R10, MI(R11, RDX, 8, 0));
+		x86_alu_rr(a, ALU_CMP, R10, g->stack_lo);
+		x86_jcc(a, CC_B, g->l_bounds);
+		x86_alu_rr(a, ALU_CMP, R10, g->stack_hi_minus_8);
+		x86_jcc(a, CC_A, g->l_bounds);
+		x86_mov_load(a, R10, M(R10, 0));
+		x86_mov_store(a, M(g->out, GEN_REG_SIZE * reg), R10);
+		x86_alu32_ri(a, ALU_OR, RBX, (int32_t)(1u << reg));
+		x86_bind(a, skip);
+	}
+	x86_mov_load32(a, RCX, M(g->out, GEN_REGS_VALID));
+	x86_alu32_rr(a, ALU_OR, RCX, RBX);
+	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RCX);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	gen_return(g);
+}
+
 /* Remote mode: apply the summary word in RAX through the read helper,
  * and leave through the exits.  The word is kept in the frame's first
  * expression slot, the CFA in the mode's CFA register. */
@@ -359,6 +388,12 @@ static void emit_local_entry(x86_asm *a, const lookup_table *t,
 	emit_copy(a, RSI, RDI);
 	emit_lookup(a, t, tb, l_not_covered, RDX);
 	x86_bind(a, tb->again[0]);
+	if (tb->interp_local) {
+		int l_record = x86_label(a);
+		emit_word(a, tb->summaries, l_record);
+		emit_sum_local(g);
+		x86_bind(a, l_record);
+	}
 	emit_dispatch(a, tb, RECORD_LOCAL_BODY, g->params_reg, g->params_slot);
 	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
@@ -525,6 +560,20 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 	return a->failed ? ERR_NOMEM : 0;
 }
 
+/* Files of at most this many entries (about 16 KiB of .eh_frame) have no
+ * local bodies for their summarised rule sets (tables.interp_local), when
+ * they have enough of those for the interpreter (about 340 bytes of code)
+ * to take less room than their bodies, records and parameters. */
+enum { INTERP_LOCAL_MAX_ENTRIES = 2048, INTERP_LOCAL_MIN_SUMMARISED = 6 };
+
+static size_t summarised_rulesets(const ruleset_table *rs)
+{
+	size_t n = 0;
+	for (size_t i = 1; i < rs->n; i++)
+		n += ruleset_summary(&rs->v[i]) != 0;
+	return n;
+}
+
 typedef struct use {
 	uint64_t count;        /* entries of the rule set */
 	uint32_t index;
@@ -592,6 +641,11 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		.cnt_width = t->cnt_width,
 		.page_stride = 4 + (t->subpages + 1) * t->cnt_width,
 		.escapes = rs->n > 256,
+		/* small files: the local entry applies summaries too (about
+		 * 3 ns slower a step than a compiled body, but their bodies,
+		 * records and parameters are most of a small eh_elf) */
+		.interp_local = rs->n <= 256 && t->nentries <= INTERP_LOCAL_MAX_ENTRIES &&
+				summarised_rulesets(rs) >= INTERP_LOCAL_MIN_SUMMARISED,
 		.esc_rank = x86_label(a), .esc_rules = x86_label(a),
 		.esc_find = x86_label(a),
 		.again = { x86_label(a), x86_label(a) },
@@ -617,6 +671,8 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	size_t nsh = 0, nparams = 0;
 	for (size_t i = 1; i < rs->n && rc == 0; i++) {
 		code[i].summarised = ruleset_summary(&rs->v[i]) != 0;
+		if (code[i].summarised && tb.interp_local)
+			continue; /* no body, record or parameters at all */
 		int32_t p[BODY_MAX_PARAMS];
 		int np = body_params(&rs->v[i], p);
 		size_t si = nsh;
@@ -693,7 +749,8 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		b->nunsupported = 0;
 		for (size_t i = 1; i < rs->n && rc == 0; i++)
 			for (size_t k = 0; k < nshapes_unsup; k++) {
-				if (by_shape[k].ruleset != code[i].shape)
+				if ((tb.interp_local && code[i].summarised) ||
+				    by_shape[k].ruleset != code[i].shape)
 					continue;
 				gen_unsupported *u = realloc(b->unsupported,
 					(b->nunsupported + 1) * sizeof *u);
@@ -745,17 +802,29 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	x86_align(a, 8, 0);
 	/* one word per rule set (in the new numbering): its summary, or its
 	 * index * 2 */
+	/* one word per rule set (in the new numbering): its summary, or the
+	 * index of its rule record * 2.  Every index has a record, but with
+	 * interp_local only those without a summary do. */
 	x86_bind(a, tb.summaries);
+	uint32_t nrecords = 0;
 	for (size_t k = 0; k < nslots; k++) {
 		uint32_t i = order[k];
-		uint64_t w = i && i != NO_RULESET && code[i].summarised
-			     ? ruleset_summary(&rs->v[i]) : (uint64_t)k << 1;
+		bool sum = i && i != NO_RULESET && code[i].summarised;
+		uint64_t w = sum ? ruleset_summary(&rs->v[i]) : 0;
+		if (!tb.interp_local || (!sum && i)) {
+			uint32_t rec = nrecords++; /* == k unless interp_local */
+			if (!sum)
+				w = (uint64_t)rec << 1;
+		}
 		x86_bytes(a, &w, 8);
 	}
 	x86_bind(a, tb.records);
 	for (size_t k = 0; k < nslots; k++) {
 		uint32_t i = order[k];
 		int64_t here = (int64_t)a->n;
+		bool sum = i && i != NO_RULESET && code[i].summarised;
+		if (tb.interp_local && (sum || !i))
+			continue; /* no record */
 		if (i == 0) { /* "not covered" is never dispatched */
 			x86_bytes(a, (uint8_t[RECORD_SIZE]){ 0 }, RECORD_SIZE);
 			continue;
@@ -769,7 +838,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		const shape *s = &sh[code[i].shape];
 		x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, s->label[0]) - here));
 		/* summarised: no remote body (the entry applies the summary) */
-		x86_u32(a, code[i].summarised ? 0 :
+		x86_u32(a, sum ? 0 :
 			(uint32_t)(int32_t)(x86_label_offset(a, s->label[1]) - here));
 		x86_u32(a, code[i].params_off);
 	}
