@@ -1,6 +1,7 @@
 #!/bin/sh
 # Total eh_elf size against .eh_frame + .eh_frame_hdr over every ELF under
-# /usr/bin and /usr/lib/x86_64-linux-gnu, by input size.
+# /usr/bin and /usr/lib/x86_64-linux-gnu, by input size, and issue 19's
+# targets, each with whether it is met.
 # Usage: bench/corpus-sizes.sh BUILD
 set -eu
 build=${1:?usage: corpus-sizes.sh BUILD}
@@ -27,3 +28,22 @@ END {
 		printf "%s|%6d %14d %14d %7.3f\n", k, N[k], A[k], C[k], C[k] / A[k]
 	printf "9 total|%6d %14d %14d %7.3f\n", TN, TA, TC, TC / TA
 }' "$tmp/sizes" | sort | sed 's/^[0-9] \([^|]*\)|/\1|/' | awk -F'|' '{ printf "%-14s %s\n", $1, $2 }'
+echo "targets (issue 19):"
+awk '{
+	s = $1 + $2
+	TA += s; TC += $3
+	if (s < 4096) { SA += s; SC += $3 }
+	if (s >= 262144) { LA += s; LC += $3 }
+	if (s < 1024 && $3 > 4096) big++
+}
+function row(what, got, limit) {
+	printf "  %-52s %7.3f <= %-5s %s\n", what, got, limit,
+	       got <= limit ? "met" : "NOT met"
+}
+END {
+	row("total / (.eh_frame + .eh_frame_hdr)", TC / TA, "0.5")
+	row("files under 4 KiB of tables", SC / SA, "2")
+	row("files of 256 KiB and more", LC / LA, "0.45")
+	printf "  %-52s %7d == 0     %s\n", "eh_elfs above 4 KiB with tables under 1 KiB",
+	       big, big == 0 ? "met" : "NOT met"
+}' "$tmp/sizes"

@@ -183,13 +183,13 @@ int main(int argc, char **argv)
 	}
 	/* entries: absolute start addresses and rule sets */
 	printf("static const uint64_t start[] = {");
-	uint64_t psize = 1ull << LT_PAGE_BITS;
+	uint64_t psize = 1ull << t.page_bits;
 	size_t k = 0;
 	for (uint32_t p = 0; p < t.npages; p++)
 		for (; k < t.page_first[p + 1]; k++) {
 			uint64_t sub = 0;
-			const uint16_t *cn = &t.cnt[(size_t)p * (LT_SUBPAGES + 1)];
-			for (int s = 0; s < LT_SUBPAGES; s++)
+			const uint16_t *cn = &t.cnt[(size_t)p * (t.subpages + 1)];
+			for (unsigned s = 0; s < t.subpages; s++)
 				if (k - t.page_first[p] >= cn[s])
 					sub = (uint64_t)s;
 			printf("%s0x%" PRIx64, k ? "," : "", t.base + p * psize +

@@ -34,6 +34,7 @@ static void usage(FILE *out)
 {
 	fputs("Usage: ehelf-compile FILE -o OUT.so [--stats | --json] [--sign-key KEY]\n"
 	      "                     [--expect-build-id HEX] [--debug-file DEBUG]\n"
+	      "                     [--section-headers]\n"
 	      "       ehelf-compile --dump [--verbose] FILE\n"
 	      "       ehelf-compile --extract-vdso FILE\n"
 	      "\n"
@@ -63,6 +64,9 @@ static void usage(FILE *out)
 	      "                    separate debug file of FILE (the same build-ID,\n"
 	      "                    else refused), for the addresses FILE's own\n"
 	      "                    tables do not cover\n"
+	      "      --section-headers  add section headers (.text, .rodata, ...)\n"
+	      "                    for readelf -S and objdump -d; the loader does\n"
+	      "                    not need them\n"
 	      "  -d, --dump        print the unwind table: one 'FDE pc=LO..HI'\n"
 	      "                    line per FDE, then one line per row with the CFA\n"
 	      "                    and register rules in readelf's frames-interp\n"
@@ -298,7 +302,7 @@ static int extract_vdso(const char *path)
 int main(int argc, char **argv)
 {
 	enum { OPT_BUILD_ID = 256, OPT_VDSO, OPT_JSON, OPT_SIGN_KEY, OPT_EXPECT,
-	       OPT_DEBUG_FILE };
+	       OPT_DEBUG_FILE, OPT_SECTIONS };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, 's' },
@@ -307,6 +311,7 @@ int main(int argc, char **argv)
 		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
 		{ "expect-build-id", required_argument, NULL, OPT_EXPECT },
 		{ "debug-file", required_argument, NULL, OPT_DEBUG_FILE },
+		{ "section-headers", no_argument, NULL, OPT_SECTIONS },
 		{ "extract-vdso", required_argument, NULL, OPT_VDSO },
 		{ "dump", no_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -327,6 +332,7 @@ int main(int argc, char **argv)
 		case OPT_JSON: j.json = true; break;
 		case OPT_SIGN_KEY: key_path = optarg; break;
 		case OPT_DEBUG_FILE: j.debug = optarg; break;
+		case OPT_SECTIONS: j.opts.section_headers = true; break;
 		case OPT_BUILD_ID:
 		case OPT_EXPECT:
 			n = buildid_from_hex(optarg, id, sizeof id);
@@ -350,7 +356,7 @@ int main(int argc, char **argv)
 		}
 	}
 	bool compile_only = j.stats || j.json || key_path || j.expect || j.debug ||
-			    j.opts.build_id;
+			    j.opts.build_id || j.opts.section_headers;
 	const char *problem = NULL;
 	if (vdso && (optind != argc || dump || j.out || compile_only))
 		problem = "--extract-vdso takes no other argument";

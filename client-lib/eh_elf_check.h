@@ -15,7 +15,7 @@
  * range, object ehelf_info of its exact size; no undefined, IFUNC or TLS
  * symbol), exactly one ehelf note (and no other) of the ABI version this
  * library reads, EHELF_ABI_VERSION (an older one is refused as "eh_elf
- * ABI version 1; this library reads 2: rebuild it with ehelf-batch"), and
+ * ABI version 2; this library reads 3: rebuild it with ehelf-batch"), and
  * an ehelf_info that repeats the note.  Section headers are not needed to
  * load and are ignored (the table is only bounds-checked).  The checks
  * run in that order but for the note, checked right after the ELF header

@@ -424,6 +424,7 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 		.off_info = blob.off_info,
 		.info_size = sizeof info, .build_id = info.build_id,
 		.build_id_len = idlen,
+		.section_headers = opts && opts->section_headers,
 	};
 	t = det ? now_ms() : 0;
 	rc = eh_elf_write(&parts, image, len);

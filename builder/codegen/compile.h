@@ -22,7 +22,7 @@
 /* The code generator's version, recorded with each eh_elf in the batch
  * database: bump it when the code generator's output changes for the same
  * input (ehelf-batch then rebuilds the eh_elfs of older versions). */
-#define EHELF_GENERATOR_VERSION 1
+#define EHELF_GENERATOR_VERSION 2
 
 typedef struct ehelf_unsupported {
 	uint32_t ruleset;
@@ -132,6 +132,9 @@ typedef struct ehelf_compile_opts {
 	 * own tables do not cover; one of another build-ID is refused
 	 * (ERR_ARG).  Its .debug_frame counts in debug_frame_bytes. */
 	elf_file *debug_file;
+	/* Add section headers (.text, .rodata, ...) for inspection tools;
+	 * the loader does not need them (docs/eh_elf.md). */
+	bool section_headers;
 } ehelf_compile_opts;
 
 /* Compile F into a file image (*IMAGE malloc'd, *LEN bytes).  Returns 0,

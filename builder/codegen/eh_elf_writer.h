@@ -3,13 +3,15 @@
  * object of ehelf_abi.h: ELF header, program headers (PT_LOAD R+X for
  * everything but .dynamic, PT_LOAD RW for .dynamic, PT_DYNAMIC, PT_NOTE,
  * PT_GNU_STACK non-executable), the ehelf note, DT_HASH/.dynsym/.dynstr
- * for the four exported symbols, and section headers for inspection.
+ * for the four exported symbols, and, when asked for, section headers
+ * for inspection tools (readelf -S, objdump -d).
  *
  * The output depends only on the inputs: no time, path or host enters it.
  */
 #ifndef EHELF_CODEGEN_EH_ELF_WRITER_H
 #define EHELF_CODEGEN_EH_ELF_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +22,7 @@ typedef struct eh_elf_parts {
 	size_t off_local, off_remote, off_describe, off_info, info_size;
 	const uint8_t *build_id;  /* source build-ID (may be NULL if len 0) */
 	size_t build_id_len;
+	bool section_headers;     /* add section headers (for inspection) */
 } eh_elf_parts;
 
 /* Build the file image in *OUT (malloc'd, *LEN bytes).  Returns 0 or

@@ -18,12 +18,20 @@
  */
 typedef struct tables {
 	/* labels of the blob's tables */
-	int pages, entry_offsets, entry_rules, records, params;
+	int pages, entry_offsets, entry_rules, records, params, summaries;
 	int byte_ones;          /* 0x0101010101010101: each byte 1 */
 	int byte_top_bits;      /* 0x8080808080808080: each byte's top bit */
-	unsigned page_stride;   /* 40 or 72 */
+	int byte_low_bits;      /* 0x7f7f7f7f7f7f7f7f: the others */
+	unsigned page_stride;   /* 4 + (subpages + 1) * cnt_width */
 	unsigned cnt_width;     /* 1 or 2 */
-	unsigned rule_width;    /* 1 or 2 */
+	bool escapes;           /* more than 255 rule sets: entries of rule
+				 * sets numbered 255 and up are escaped */
+	int esc_rank, esc_rules, esc_find;  /* their tables and routine */
+	int again[2];           /* local, remote: dispatch of index RCX */
+	bool interp_local;      /* the local entry applies summaries too */
+	bool shared_lookup;     /* one lookup subroutine (with interp_local) */
+	int lookup_fn;
+	int stub[2];            /* local, remote escape stubs */
 } tables;
 
 /* a rule record's fields */
@@ -51,34 +59,38 @@ static void emit_copy(x86_asm *a, int in, int out)
 }
 
 /*
- * pc in RAX -> rule-set index in RCX (>= 1), or a jump to NOT_COVERED.
- * Clobbers RAX, RCX, RDX, RBX, R10, R11.  See lookup_table.h: the page
- * record gives the subpage's entries; their 7-bit offsets are compared with
- * the pc's eight at a time: with O = o * 0x0101.. | 0x8080.., the top bit of
- * each byte of O - offsets is set where offset <= o, and the offsets are
- * sorted, so the number of such bytes, summed by a multiplication, is how
- * many entries start at or before the pc.
+ * pc in RAX -> rule-set index in RCX (>= 1), or a jump to NOT_COVERED;
+ * with escapes, KEEP receives the entry's number for the escape stub,
+ * which index LT_ESCAPE dispatches to (see emit_esc_find).
+ * Clobbers RAX, RCX, RDX, RBX, R10, R11.  Inlined in each entry point: a
+ * shared subroutine saves 480 bytes but its call and return cost about
+ * 1 ns a step (measured), so only small files have one (emit_lookup).  See lookup_table.h: the page record gives the
+ * subpage's entries; their 7-bit offsets are compared with the pc's eight
+ * at a time: with O = o * 0x0101.. | 0x8080.., the top bit of each byte of
+ * O - offsets is set where offset <= o, and the offsets are sorted, so the
+ * number of such bytes, summed by a multiplication, is how many entries
+ * start at or before the pc.
  */
-static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
-			int not_covered)
+static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
+			       const tables *tb, int not_covered, int keep)
 {
-	int l_slow = x86_label(a), l_tail = x86_label(a), l_tail8 = x86_label(a);
-	int l_count = x86_label(a);
+	int l_slow = x86_label(a), l_tail = x86_label(a);
+	int l_count = x86_label(a), l_found = x86_label(a);
 	if (t->base) {
 		x86_mov_ri(a, R10, t->base);
 		x86_alu_rr(a, ALU_SUB, RAX, R10);
 	}
-	x86_mov_ri(a, R10, (uint64_t)t->npages << LT_PAGE_BITS);
+	x86_mov_ri(a, R10, (uint64_t)t->npages << t->page_bits);
 	x86_alu_rr(a, ALU_CMP, RAX, R10);
 	x86_jcc(a, CC_AE, not_covered);
 	x86_mov_rr(a, RDX, RAX);
-	x86_shift_ri(a, SH_SHR, RDX, LT_PAGE_BITS);
+	x86_shift_ri(a, SH_SHR, RDX, (uint8_t)t->page_bits);
 	x86_imul_ri(a, RDX, RDX, (int32_t)tb->page_stride);
 	x86_lea(a, R10, MRIP(tb->pages));
 	x86_alu_rr(a, ALU_ADD, R10, RDX);               /* page record */
 	x86_mov_rr(a, RCX, RAX);
 	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
-	x86_alu32_ri(a, ALU_AND, RCX, LT_SUBPAGES - 1);  /* subpage */
+	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage */
 	if (tb->cnt_width == 1) {
 		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 4));
 		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 5));
@@ -115,14 +127,12 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_alu_rr(a, ALU_ADD, RCX, RDX);
 	x86_jcc(a, CC_E, not_covered);                 /* none at all */
 	x86_lea(a, R10, MRIP(tb->entry_rules));
-	if (tb->rule_width == 1)
-		x86_movzx_load8(a, RCX, MI(R10, RCX, 1, -1));
-	else
-		x86_movzx_load16(a, RCX, MI(R10, RCX, 2, -2));
+	if (tb->escapes && keep != XNONE)
+		x86_mov_rr(a, keep, RCX);               /* for the escape stub */
+	x86_movzx_load8(a, RCX, MI(R10, RCX, 1, -1));
 	x86_alu32_rr(a, ALU_OR, RCX, RCX);
 	x86_jcc(a, CC_E, not_covered);
-	int l_found = x86_label(a);
-	x86_jmp(a, l_found);
+	x86_jmp8(a, l_found);
 	/* n > 8: skip whole groups of 8 entries that all start <= o */
 	x86_bind(a, l_slow);
 	x86_mov_rr(a, RCX, RAX);
@@ -133,10 +143,112 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 	x86_alu32_ri(a, ALU_ADD, RDX, 8);
 	x86_alu32_ri(a, ALU_SUB, R11, 8);
 	x86_alu32_ri(a, ALU_CMP, R11, 8);
-	x86_jcc(a, CC_A, l_slow);
+	x86_jcc8(a, CC_A, l_slow);
 	x86_jmp(a, l_tail);
-	x86_bind(a, l_tail8);
 	x86_bind(a, l_found);
+}
+
+/* The same as a subroutine, for small files (tables.shared_lookup): rule
+ * index in RCX, 0 when no row covers the pc. */
+static void emit_lookup_routine(x86_asm *a, const lookup_table *t,
+				const tables *tb)
+{
+	int l_none = x86_label(a);
+	emit_lookup_inline(a, t, tb, l_none, XNONE);
+	x86_ret(a);
+	x86_bind(a, l_none);
+	x86_alu32_rr(a, ALU_XOR, RCX, RCX);
+	x86_ret(a);
+}
+
+static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
+			int not_covered, int keep)
+{
+	if (!tb->shared_lookup) {
+		emit_lookup_inline(a, t, tb, not_covered, keep);
+		return;
+	}
+	x86_call(a, tb->lookup_fn);
+	x86_alu32_rr(a, ALU_OR, RCX, RCX);
+	x86_jcc(a, CC_E, not_covered);
+}
+
+/*
+ * Escapes: with more than 255 rule sets, rule sets are numbered by use
+ * (gen_blob_build) and an entry of one numbered above 255 has rule byte
+ * LT_ESCAPE.  Index LT_ESCAPE has a rule record whose bodies are the
+ * escape stubs: they find the entry's index and dispatch again, so the
+ * lookup itself tests nothing.  The routine: entry number (1-based) in
+ * RAX -> its rule-set index in RCX; clobbers RAX, RDX, RBX, R10, R11.
+ * Escaped entries are ranked: esc_rank[b] counts those before entry
+ * LT_ESC_BLOCK * b, the block's bytes before this entry add the rest, and
+ * esc_rules holds their indexes in entry order.  Entries of the 255 most
+ * used rule sets are not escaped: 99% of them on this machine's
+ * libraries, so the routine's cost (a count over up to 31 bytes, eight
+ * at a time) is rare.
+ */
+/* RBX += the number of zero bytes of R11 (clobbers RCX): with x = R11,
+ * a byte's top bit of ~(((x & 0x7f..) + 0x7f..) | x) is set exactly when
+ * the byte is 0; those bits summed by a multiplication. */
+static void emit_count_zero_bytes(x86_asm *a, const tables *tb)
+{
+	x86_mov_rr(a, RCX, R11);
+	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->byte_low_bits));
+	x86_alu_rm(a, ALU_ADD, RCX, MRIP(tb->byte_low_bits));
+	x86_alu_rr(a, ALU_OR, RCX, R11);
+	x86_not(a, RCX);
+	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->byte_top_bits));
+	x86_shift_ri(a, SH_SHR, RCX, 7);
+	x86_imul_rm(a, RCX, MRIP(tb->byte_ones));
+	x86_shift_ri(a, SH_SHR, RCX, 56);
+	x86_alu_rr(a, ALU_ADD, RBX, RCX);
+}
+
+static void emit_esc_find(x86_asm *a, const tables *tb)
+{
+	int l_loop = x86_label(a), l_tail = x86_label(a), l_done = x86_label(a);
+	x86_lea(a, RDX, M(RAX, -1));                    /* the entry */
+	x86_mov_rr(a, RAX, RDX);
+	x86_shift_ri(a, SH_SHR, RAX, LT_ESC_BLOCK_BITS);
+	x86_lea(a, R11, MRIP(tb->esc_rank));
+	x86_mov_load32(a, RBX, MI(R11, RAX, 4, 0));     /* escapes before block */
+	x86_shift_ri(a, SH_SHL, RAX, LT_ESC_BLOCK_BITS); /* its first entry */
+	x86_lea(a, R10, MRIP(tb->entry_rules));
+	/* LT_ESCAPE bytes before the entry, eight at a time (as zero bytes
+	 * of their complement) */
+	x86_bind(a, l_loop);
+	x86_mov_rr(a, RCX, RDX);
+	x86_alu_rr(a, ALU_SUB, RCX, RAX);
+	x86_alu_ri(a, ALU_CMP, RCX, 8);
+	x86_jcc8(a, CC_B, l_tail);
+	x86_mov_load(a, R11, MI(R10, RAX, 1, 0));
+	x86_not(a, R11);
+	emit_count_zero_bytes(a, tb);
+	x86_alu_ri(a, ALU_ADD, RAX, 8);
+	x86_jmp8(a, l_loop);
+	x86_bind(a, l_tail);                            /* RCX: 0..7 left */
+	x86_test_rr(a, RCX, RCX);
+	x86_jcc8(a, CC_E, l_done);
+	x86_mov_load(a, R11, MI(R10, RAX, 1, 0));       /* padded: readable */
+	x86_not(a, R11);
+	x86_shift32_ri(a, SH_SHL, RCX, 3);
+	x86_mov_ri(a, RAX, UINT64_MAX);
+	x86_shift_cl(a, SH_SHL, RAX);
+	x86_alu_rr(a, ALU_OR, R11, RAX);                /* bytes past it: not 0 */
+	emit_count_zero_bytes(a, tb);
+	x86_bind(a, l_done);
+	x86_lea(a, R11, MRIP(tb->esc_rules));
+	x86_movzx_load16(a, RCX, MI(R11, RBX, 2, 0));
+	x86_ret(a);
+}
+
+/* An escape stub: the entry number from KEEP, its index, then to AGAIN
+ * (the entry's dispatch) with it in RCX. */
+static void emit_esc_stub(x86_asm *a, const tables *tb, int keep, int again)
+{
+	x86_mov_rr(a, RAX, keep);
+	x86_call(a, tb->esc_find);
+	x86_jmp(a, again);
 }
 
 /* rule index in RCX -> jump to its body (the record's int32 at
@@ -160,11 +272,129 @@ static void emit_dispatch(x86_asm *a, const tables *tb, int body_field,
 	x86_jmp_r(a, RCX);
 }
 
+/*
+ * The remote entry applies the summary word (ehelf_abi.h) of the rule sets
+ * ehelf_describe summarises itself: they have no remote body.  Each rule
+ * set has one word; a word with EHELF_SUM_OK set is its summary, any
+ * other is its rule index times 2 (ehelf_describe answers 0 for it).
+ * The local entry still jumps to compiled bodies: interpreting the word
+ * there was measured 3-4 ns (30%) slower per warm step (docs/eh_elf.md).
+ *
+ * rule index in RCX -> the word in RAX; to L_RECORD with the rule index
+ * in RCX when it is not a summary.
+ */
+static void emit_word(x86_asm *a, int summaries, int l_record)
+{
+	x86_lea(a, R10, MRIP(summaries));
+	x86_mov_load(a, RAX, MI(R10, RCX, 8, 0));
+	x86_mov_rr(a, RCX, RAX);
+	x86_shift_ri(a, SH_SHR, RCX, 1);
+	x86_test32_ri(a, RAX, (uint32_t)EHELF_SUM_OK);
+	x86_jcc(a, CC_E, l_record);
+}
+
+/* Summary word in RAX -> the CFA into CFA (and out->rsp, whose valid bit
+ * is the caller's to set), or a jump to the BADREG exit when its register
+ * is not valid.  Clobbers RCX, RDX, R10. */
+static void emit_sum_cfa(gen_ctx *g, int cfa)
+{
+	x86_asm *a = g->a;
+	_Static_assert(EHELF_SUM_CFA_RBP == 2 && EHELF_RBP + 1 == EHELF_RSP,
+		       "the CFA register is rsp - the RBP bit");
+	x86_mov_rr(a, RCX, RAX);
+	x86_shift32_ri(a, SH_SHR, RCX, 1);
+	x86_alu32_ri(a, ALU_AND, RCX, 1);              /* 1: rbp */
+	x86_mov_ri(a, RDX, 1u << EHELF_RSP);
+	x86_shift_cl(a, SH_SHR, RDX);                   /* its valid bit */
+	x86_mov_load32(a, R10, M(g->in, GEN_REGS_VALID));
+	x86_test_rr(a, R10, RDX);
+	x86_jcc(a, CC_E, g->l_badreg);
+	x86_neg(a, RCX);
+	x86_mov_load(a, cfa, MI(g->in, RCX, 8, GEN_REG_SIZE * EHELF_RSP));
+	x86_mov_rr(a, RDX, RAX);
+	x86_shift_ri(a, SH_SHL, RDX,
+		     64 - EHELF_SUM_CFA_SHIFT - EHELF_SUM_CFA_BITS);
+	x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_CFA_BITS);
+	x86_lea(a, cfa, MI(cfa, RDX, 8, 0));
+	x86_mov_store(a, M(g->out, GEN_REG_SIZE * EHELF_RSP), cfa);
+}
+
+/* Slot K's offset / 8 (sign-extended) from the word in SRC into RDX; to
+ * SKIP when the slot says "kept" (never for slot 0, the return address). */
+static void emit_sum_slot(gen_ctx *g, x86_mem word, int src, int k, int skip)
+{
+	x86_asm *a = g->a;
+	if (src != XNONE)
+		x86_mov_rr(a, RDX, src);
+	else
+		x86_mov_load(a, RDX, word);
+	x86_shift_ri(a, SH_SHL, RDX, (uint8_t)(64 - EHELF_SUM_SLOT_SHIFT -
+					       EHELF_SUM_SLOT_BITS * (k + 1)));
+	x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_SLOT_BITS);
+	if (k)
+		x86_alu_ri(a, ALU_CMP, RDX, -EHELF_SUM_KEEP);
+	if (k)
+		x86_jcc8(a, CC_E, skip);
+}
+
+static const int sum_slot_regs[EHELF_SUM_SLOTS] = EHELF_SUM_SLOT_REGS;
+
+/* Local mode (small files, see gen_blob_build): apply the summary word in
+ * RAX; leaves through the exits.  The valid bits of the registers set
+ * gather in EBX. */
+static void emit_sum_local(gen_ctx *g)
+{
+	x86_asm *a = g->a;
+	emit_sum_cfa(g, R11);
+	x86_mov_ri(a, RBX, 1u << EHELF_RSP);
+	for (int k = 0; k < EHELF_SUM_SLOTS; k++) {
+		int skip = x86_label(a), reg = sum_slot_regs[k];
+		emit_sum_slot(g, M(0, 0), RAX, k, skip);
+		x86_lea(a, R10, MI(R11, RDX, 8, 0));
+		x86_alu_rr(a, ALU_CMP, R10, g->stack_lo);
+		x86_jcc(a, CC_B, g->l_bounds);
+		x86_alu_rr(a, ALU_CMP, R10, g->stack_hi_minus_8);
+		x86_jcc(a, CC_A, g->l_bounds);
+		x86_mov_load(a, R10, M(R10, 0));
+		x86_mov_store(a, M(g->out, GEN_REG_SIZE * reg), R10);
+		x86_alu32_ri(a, ALU_OR, RBX, (int32_t)(1u << reg));
+		x86_bind(a, skip);
+	}
+	x86_mov_load32(a, RCX, M(g->out, GEN_REGS_VALID));
+	x86_alu32_rr(a, ALU_OR, RCX, RBX);
+	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RCX);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	gen_return(g);
+}
+
+/* Remote mode: apply the summary word in RAX through the read helper,
+ * and leave through the exits.  The word is kept in the frame's first
+ * expression slot, the CFA in the mode's CFA register. */
+static void emit_sum_remote(gen_ctx *g)
+{
+	x86_asm *a = g->a;
+	x86_mem word = gen_slot(g, 0);
+	x86_mov_store(a, word, RAX);
+	emit_sum_cfa(g, g->cfa);
+	x86_alu_mi32(a, ALU_OR, M(g->out, GEN_REGS_VALID), 1 << EHELF_RSP);
+	for (int k = 0; k < EHELF_SUM_SLOTS; k++) {
+		int skip = x86_label(a), reg = sum_slot_regs[k];
+		emit_sum_slot(g, word, XNONE, k, skip);
+		x86_lea(a, RSI, MI(g->cfa, RDX, 8, 0));
+		x86_call(a, g->l_read);
+		x86_mov_store(a, M(g->out, GEN_REG_SIZE * reg), RAX);
+		x86_alu_mi32(a, ALU_OR, M(g->out, GEN_REGS_VALID), (int32_t)(1u << reg));
+		x86_bind(a, skip);
+	}
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	gen_return(g);
+}
+
 static void emit_exit(x86_asm *a, int label, int status, int done)
 {
 	x86_bind(a, label);
 	x86_mov_ri(a, RAX, (uint64_t)(uint32_t)status);
-	x86_jmp(a, done);
+	x86_jmp8(a, done);                /* the exits precede DONE closely */
 }
 
 /* ehelf_step_local(pc=rdi, in=rsi, out=rdx, stack_lo=rcx, stack_hi=r8) */
@@ -178,12 +408,19 @@ static void emit_local_entry(x86_asm *a, const lookup_table *t,
 	x86_mov_rr(a, R9, R8);
 	x86_mov_rr(a, R8, RCX);
 	x86_alu_ri(a, ALU_SUB, R9, 8);
-	x86_jcc(a, CC_AE, l_bounds_ok);
+	x86_jcc8(a, CC_AE, l_bounds_ok);
 	x86_mov_ri(a, R8, UINT64_MAX);         /* hi < 8: nothing readable */
 	x86_alu32_rr(a, ALU_XOR, R9, R9);
 	x86_bind(a, l_bounds_ok);
 	emit_copy(a, RSI, RDI);
-	emit_lookup(a, t, tb, l_not_covered);
+	emit_lookup(a, t, tb, l_not_covered, RDX);
+	x86_bind(a, tb->again[0]);
+	if (tb->interp_local) {
+		int l_record = x86_label(a);
+		emit_word(a, tb->summaries, l_record);
+		emit_sum_local(g);
+		x86_bind(a, l_record);
+	}
 	emit_dispatch(a, tb, RECORD_LOCAL_BODY, g->params_reg, g->params_slot);
 	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
@@ -195,14 +432,26 @@ static void emit_local_entry(x86_asm *a, const lookup_table *t,
 
 /* ehelf_describe(pc=rdi) -> the row's summary word, or 0 */
 static void emit_describe_entry(x86_asm *a, const lookup_table *t,
-				const tables *tb, int summaries)
+				const tables *tb)
 {
 	int l_none = x86_label(a);
 	x86_push(a, RBX);
 	x86_mov_rr(a, RAX, RDI);
-	emit_lookup(a, t, tb, l_none);
-	x86_lea(a, R10, MRIP(summaries));
+	emit_lookup(a, t, tb, l_none, RDX);
+	if (tb->escapes) {
+		int l_direct = x86_label(a);
+		x86_alu32_ri(a, ALU_CMP, RCX, LT_ESCAPE);
+		x86_jcc8(a, CC_NE, l_direct);
+		x86_mov_rr(a, RAX, RDX);
+		x86_call(a, tb->esc_find);
+		x86_bind(a, l_direct);
+	}
+	x86_lea(a, R10, MRIP(tb->summaries));
 	x86_mov_load(a, RAX, MI(R10, RCX, 8, 0));
+	x86_mov_rr(a, RCX, RAX);
+	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)EHELF_SUM_OK);
+	x86_neg(a, RCX);
+	x86_alu_rr(a, ALU_AND, RAX, RCX);               /* 0 unless a summary */
 	x86_pop(a, RBX);
 	x86_ret(a);
 	x86_bind(a, l_none);
@@ -228,7 +477,12 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 	x86_mov_rr(a, R15, R8);
 	x86_mov_rr(a, RAX, RDI);
 	emit_copy(a, R12, R13);
-	emit_lookup(a, t, tb, l_not_covered);
+	emit_lookup(a, t, tb, l_not_covered, RBX);
+	x86_bind(a, tb->again[1]);
+	int l_record = x86_label(a);
+	emit_word(a, tb->summaries, l_record);
+	emit_sum_remote(g);
+	x86_bind(a, l_record);
 	emit_dispatch(a, tb, RECORD_REMOTE_BODY, g->params_reg, g->params_slot);
 	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
@@ -290,6 +544,8 @@ static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 typedef struct rs_code {
 	uint32_t shape;        /* index in the shape list */
 	uint32_t params_off;   /* byte offset in the params area */
+	bool summarised;       /* no remote body: the remote entry applies
+				* its summary */
 } rs_code;
 
 typedef struct shape {
@@ -297,6 +553,8 @@ typedef struct shape {
 	bool parametric;
 	uint32_t first_rs;     /* a rule set using it (for messages) */
 	int label[2];          /* local, remote bodies */
+	bool remote;           /* a rule set without a summary uses it: it
+				* needs a remote body */
 } shape;
 
 static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
@@ -305,6 +563,8 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 	x86_asm *a = g->a;
 	char why[120];
 	for (size_t i = 0; i < nsh; i++) {
+		if (mode == 1 && !sh[i].remote)
+			continue;
 		sh[i].label[mode] = x86_label(a);
 		x86_bind(a, sh[i].label[mode]);
 		int rc = body_emit(g, &sh[i].rs, sh[i].parametric, why, sizeof why);
@@ -327,26 +587,106 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 	return a->failed ? ERR_NOMEM : 0;
 }
 
+/* Files of at most this many entries (about 16 KiB of .eh_frame) have no
+ * local bodies for their summarised rule sets (tables.interp_local), when
+ * they have enough of those for the interpreter (about 340 bytes of code)
+ * to take less room than their bodies, records and parameters. */
+enum { INTERP_LOCAL_MAX_ENTRIES = 2048, INTERP_LOCAL_MIN_SUMMARISED = 6 };
+
+static size_t summarised_rulesets(const ruleset_table *rs)
+{
+	size_t n = 0;
+	for (size_t i = 1; i < rs->n; i++)
+		n += ruleset_summary(&rs->v[i]) != 0;
+	return n;
+}
+
+typedef struct use {
+	uint64_t count;        /* entries of the rule set */
+	uint32_t index;
+} use;
+
+static int cmp_use(const void *pa, const void *pb)
+{
+	const use *x = pa, *y = pb;
+	if ((x->index == 0) != (y->index == 0)) /* "not covered" stays first */
+		return x->index == 0 ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index; /* reproducible */
+}
+
+#define NO_RULESET UINT32_MAX
+
+/* The rule sets ordered by the entries using them, most first, 0 first;
+ * with ESCAPES, index LT_ESCAPE is left out (NO_RULESET: the escape).
+ * Returns ORDER (new -> old, *NSLOTS of them), *RENUM (old -> new); NULL
+ * if out of memory. */
+static uint32_t *number_by_use(const lookup_table *t, size_t n, bool escapes,
+			       uint32_t **renum, size_t *nslots)
+{
+	*nslots = escapes ? n + 1 : n;
+	use *u = calloc(n, sizeof *u);
+	uint32_t *order = malloc(*nslots * sizeof *order);
+	*renum = malloc(n * sizeof **renum);
+	if (!u || !order || !*renum) {
+		free(u);
+		free(order);
+		free(*renum);
+		*renum = NULL;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		u[i].index = (uint32_t)i;
+	for (size_t i = 0; i < t->nentries; i++)
+		u[t->rule[i]].count++;
+	qsort(u, n, sizeof *u, cmp_use);
+	for (size_t k = 0, slot = 0; k < n; k++, slot++) {
+		if (escapes && slot == LT_ESCAPE)
+			order[slot++] = NO_RULESET;
+		order[slot] = u[k].index;
+		(*renum)[u[k].index] = (uint32_t)slot;
+	}
+	free(u);
+	return order;
+}
+
 int gen_blob_build(gen_blob *b, const lookup_table *t,
 		   const ruleset_table *rs, struct ehelf_info *info)
 {
 	memset(b, 0, sizeof *b);
-	if (rs->n > 65536)
+	if (rs->n > 65535) /* escaped indexes are 16-bit */
 		return ERR_UNSUPPORTED;
 	x86_asm *a = &b->a;
 	x86_init(a);
 	tables tb = {
 		.pages = x86_label(a), .entry_offsets = x86_label(a), .entry_rules = x86_label(a),
 		.records = x86_label(a), .params = x86_label(a),
+		.summaries = x86_label(a),
 		.byte_ones = x86_label(a), .byte_top_bits = x86_label(a),
+		.byte_low_bits = x86_label(a),
 		.cnt_width = t->cnt_width,
-		.page_stride = t->cnt_width == 1 ? 40 : 72,
-		.rule_width = rs->n <= 256 ? 1 : 2,
+		.page_stride = 4 + (t->subpages + 1) * t->cnt_width,
+		.escapes = rs->n > 256,
+		/* small files: the local entry applies summaries too (about
+		 * 3 ns slower a step than a compiled body, but their bodies,
+		 * records and parameters are most of a small eh_elf) */
+		.interp_local = rs->n <= 256 && t->nentries <= INTERP_LOCAL_MAX_ENTRIES &&
+				summarised_rulesets(rs) >= INTERP_LOCAL_MIN_SUMMARISED,
+		.lookup_fn = x86_label(a),
+		.esc_rank = x86_label(a), .esc_rules = x86_label(a),
+		.esc_find = x86_label(a),
+		.again = { x86_label(a), x86_label(a) },
+		.stub = { x86_label(a), x86_label(a) },
 	};
+	/* small files, whose local steps already interpret their summaries:
+	 * one lookup subroutine (480 bytes less, 1 ns more a step) */
+	tb.shared_lookup = tb.interp_local;
 	/* shapes: rule sets that differ only in offsets share a body */
 	rs_code *code = calloc(rs->n, sizeof *code);
 	shape *sh = calloc(rs->n, sizeof *sh);
 	int32_t *params = malloc(rs->n * BODY_MAX_PARAMS * sizeof *params);
+	uint32_t *order = NULL, *renum = NULL;
 	ruleset_table shapes;
 	int rc = code && sh && params ? ruleset_table_init(&shapes) : ERR_NOMEM;
 	if (rc < 0) {
@@ -361,6 +701,9 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		rc = ERR_NOMEM;
 	size_t nsh = 0, nparams = 0;
 	for (size_t i = 1; i < rs->n && rc == 0; i++) {
+		code[i].summarised = ruleset_summary(&rs->v[i]) != 0;
+		if (code[i].summarised && tb.interp_local)
+			continue; /* no body, record or parameters at all */
 		int32_t p[BODY_MAX_PARAMS];
 		int np = body_params(&rs->v[i], p);
 		size_t si = nsh;
@@ -385,6 +728,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 					     .first_rs = (uint32_t)i };
 		}
 		code[i].shape = (uint32_t)si;
+		sh[si].remote |= !code[i].summarised;
 		code[i].params_off = (uint32_t)(nparams * 4);
 		if (np > 0) {
 			memcpy(params + nparams, p, (size_t)np * sizeof *p);
@@ -393,10 +737,17 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	free(slot);
 	ruleset_table_free(&shapes);
+	/* rule sets renumbered by use, most used first (0 stays "not
+	 * covered"): with more than 255, the entries of the first 254 take
+	 * one byte and only the others are escaped */
+	size_t nslots = 0;
+	if (rc == 0 && !(order = number_by_use(t, rs->n, tb.escapes, &renum,
+						 &nslots)))
+		rc = ERR_NOMEM;
 	gen_ctx gl = make_ctx(a, GEN_LOCAL);
 	gen_ctx gr = make_ctx(a, GEN_REMOTE);
 	int l_local = x86_label(a), l_remote = x86_label(a);
-	int l_describe = x86_label(a), l_summaries = x86_label(a);
+	int l_describe = x86_label(a);
 	if (rc == 0) {
 		x86_bind(a, l_local);
 		emit_local_entry(a, t, &tb, &gl);
@@ -405,7 +756,21 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		emit_remote_entry(a, t, &tb, &gr);
 		x86_align(a, 16, 0xcc);
 		x86_bind(a, l_describe);
-		emit_describe_entry(a, t, &tb, l_summaries);
+		emit_describe_entry(a, t, &tb);
+		if (tb.shared_lookup) {
+			x86_align(a, 16, 0xcc);
+			x86_bind(a, tb.lookup_fn);
+			emit_lookup_routine(a, t, &tb);
+		}
+		if (tb.escapes) {
+			x86_align(a, 16, 0xcc);
+			x86_bind(a, tb.esc_find);
+			emit_esc_find(a, &tb);
+			x86_bind(a, tb.stub[0]);
+			emit_esc_stub(a, &tb, RDX, tb.again[0]);
+			x86_bind(a, tb.stub[1]);
+			emit_esc_stub(a, &tb, RBX, tb.again[1]);
+		}
 		rc = emit_shape_bodies(b, &gl, sh, nsh, 0, true);
 	}
 	if (rc == 0)
@@ -420,7 +785,8 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		b->nunsupported = 0;
 		for (size_t i = 1; i < rs->n && rc == 0; i++)
 			for (size_t k = 0; k < nshapes_unsup; k++) {
-				if (by_shape[k].ruleset != code[i].shape)
+				if ((tb.interp_local && code[i].summarised) ||
+				    by_shape[k].ruleset != code[i].shape)
 					continue;
 				gen_unsupported *u = realloc(b->unsupported,
 					(b->nunsupported + 1) * sizeof *u);
@@ -447,43 +813,69 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	info->entries = (uint32_t)t->nentries;
 	info->rulesets = (uint32_t)rs->n;
 	info->unsupported = (uint32_t)b->nunsupported;
-	info->page_bits = LT_PAGE_BITS;
+	info->page_bits = t->page_bits;
 	x86_bytes(a, info, sizeof *info);
 	x86_align(a, 8, 0);
 	x86_bind(a, tb.byte_ones);
 	x86_bytes(a, &(uint64_t){ 0x0101010101010101ull }, 8);
 	x86_bind(a, tb.byte_top_bits);
 	x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
+	if (tb.escapes) {
+		x86_bind(a, tb.byte_low_bits);
+		x86_bytes(a, &(uint64_t){ 0x7f7f7f7f7f7f7f7full }, 8);
+	}
 	x86_bind(a, tb.pages);
 	for (uint32_t p = 0; p < t->npages; p++) {
-		size_t start = a->n;
 		x86_u32(a, t->page_first[p]);
-		const uint16_t *c = &t->cnt[(size_t)p * (LT_SUBPAGES + 1)];
-		for (int s = 0; s <= LT_SUBPAGES; s++) {
+		const uint16_t *c = &t->cnt[(size_t)p * (t->subpages + 1)];
+		for (unsigned s = 0; s <= t->subpages; s++) {
 			if (tb.cnt_width == 1)
 				x86_u8(a, (uint8_t)c[s]);
 			else
 				x86_bytes(a, &c[s], 2);
 		}
-		while (a->n - start < tb.page_stride)
-			x86_u8(a, 0);
 	}
 	x86_align(a, 8, 0);
-	x86_bind(a, l_summaries);
-	for (size_t i = 0; i < rs->n; i++) {
-		uint64_t sum = i ? ruleset_summary(&rs->v[i]) : 0;
-		x86_bytes(a, &sum, 8);
+	/* one word per rule set (in the new numbering): its summary, or its
+	 * index * 2 */
+	/* one word per rule set (in the new numbering): its summary, or the
+	 * index of its rule record * 2.  Every index has a record, but with
+	 * interp_local only those without a summary do. */
+	x86_bind(a, tb.summaries);
+	uint32_t nrecords = 0;
+	for (size_t k = 0; k < nslots; k++) {
+		uint32_t i = order[k];
+		bool sum = i && i != NO_RULESET && code[i].summarised;
+		uint64_t w = sum ? ruleset_summary(&rs->v[i]) : 0;
+		if (!tb.interp_local || (!sum && i)) {
+			uint32_t rec = nrecords++; /* == k unless interp_local */
+			if (!sum)
+				w = (uint64_t)rec << 1;
+		}
+		x86_bytes(a, &w, 8);
 	}
 	x86_bind(a, tb.records);
-	for (size_t i = 0; i < rs->n; i++) {
+	for (size_t k = 0; k < nslots; k++) {
+		uint32_t i = order[k];
 		int64_t here = (int64_t)a->n;
+		bool sum = i && i != NO_RULESET && code[i].summarised;
+		if (tb.interp_local && (sum || !i))
+			continue; /* no record */
 		if (i == 0) { /* "not covered" is never dispatched */
 			x86_bytes(a, (uint8_t[RECORD_SIZE]){ 0 }, RECORD_SIZE);
 			continue;
 		}
+		if (i == NO_RULESET) { /* the escape: its stubs */
+			x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, tb.stub[0]) - here));
+			x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, tb.stub[1]) - here));
+			x86_u32(a, 0);
+			continue;
+		}
 		const shape *s = &sh[code[i].shape];
 		x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, s->label[0]) - here));
-		x86_u32(a, (uint32_t)(int32_t)(x86_label_offset(a, s->label[1]) - here));
+		/* summarised: no remote body (the entry applies the summary) */
+		x86_u32(a, sum ? 0 :
+			(uint32_t)(int32_t)(x86_label_offset(a, s->label[1]) - here));
 		x86_u32(a, code[i].params_off);
 	}
 	x86_bind(a, tb.params);
@@ -492,10 +884,27 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	x86_bytes(a, t->off, t->nentries + 8); /* 8 bytes read at a time */
 	x86_bind(a, tb.entry_rules);
 	for (size_t i = 0; i < t->nentries; i++) {
-		if (tb.rule_width == 1)
-			x86_u8(a, (uint8_t)t->rule[i]);
-		else
-			x86_bytes(a, &(uint16_t){ (uint16_t)t->rule[i] }, 2);
+		uint32_t k = renum[t->rule[i]];
+		x86_u8(a, (uint8_t)(k < LT_ESCAPE ? k : LT_ESCAPE));
+	}
+	if (tb.escapes) {
+		/* escaped entries: ranks per block, then their indexes; the
+		 * rule bytes are read eight at a time: padded */
+		x86_bytes(a, (uint8_t[8]){ 0 }, 8);
+		x86_align(a, 4, 0);
+		x86_bind(a, tb.esc_rank);
+		uint32_t before = 0;
+		for (size_t i = 0; i < t->nentries; i++) {
+			if (i % LT_ESC_BLOCK == 0)
+				x86_u32(a, before);
+			before += renum[t->rule[i]] >= LT_ESCAPE;
+		}
+		x86_bind(a, tb.esc_rules);
+		for (size_t i = 0; i < t->nentries; i++) {
+			uint32_t k = renum[t->rule[i]];
+			if (k >= LT_ESCAPE)
+				x86_bytes(a, &(uint16_t){ (uint16_t)k }, 2);
+		}
 	}
 	x86_align(a, 8, 0);
 	if (!x86_finish(a))
@@ -504,6 +913,8 @@ out:
 	free(code);
 	free(sh);
 	free(params);
+	free(order);
+	free(renum);
 	if (rc < 0)
 		gen_blob_free(b);
 	return rc;

@@ -74,9 +74,49 @@ static int make_entries(entries *e, lt_interval *iv, size_t n, uint64_t *overlap
 	return rc;
 }
 
+/* The densest page of 2^BITS bytes from BASE: its number of entries. */
+static size_t densest(const entries *e, uint64_t base, unsigned bits)
+{
+	size_t best = 0, run = 0;
+	uint64_t page = UINT64_MAX;
+	for (size_t i = 0; i < e->n; i++) {
+		uint64_t p = (e->v[i].addr - base) >> bits;
+		run = p == page ? run + 1 : 1;
+		page = p;
+		best = run > best ? run : best;
+	}
+	return best;
+}
+
+/* The page size: the one whose records take the fewest bytes with
+ * one-byte counts (every page under 256 entries), else 4 KiB with
+ * two-byte counts.  Sets page_bits, subpages, cnt_width. */
+static void choose_pages(lookup_table *t, const entries *e, uint64_t base)
+{
+	uint64_t end = e->v[e->n - 1].addr - base;
+	uint64_t best = UINT64_MAX;
+	t->page_bits = LT_PAGE_BITS;
+	t->cnt_width = 2;
+	for (unsigned bits = LT_PAGE_BITS; bits >= LT_MIN_PAGE_BITS; bits--) {
+		if (densest(e, base, bits) > 0xff)
+			continue;
+		uint64_t pages = (end >> bits) + 1;
+		uint64_t cost = pages * (4 + (1u << (bits - LT_SUB_BITS)) + 1);
+		if (cost < best) {
+			best = cost;
+			t->page_bits = bits;
+			t->cnt_width = 1;
+		}
+	}
+	t->subpages = 1u << (t->page_bits - LT_SUB_BITS);
+}
+
 int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 {
 	memset(t, 0, sizeof *t);
+	t->page_bits = LT_PAGE_BITS;
+	t->subpages = LT_SUBPAGES;
+	t->cnt_width = 1;
 	entries e = { 0 };
 	int rc = make_entries(&e, iv, n, &t->overlaps);
 	if (rc < 0) {
@@ -85,16 +125,18 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 	}
 	if (e.n) {
 		t->base = e.v[0].addr & ~((1ull << LT_PAGE_BITS) - 1);
-		uint64_t pages = ((e.v[e.n - 1].addr - t->base) >> LT_PAGE_BITS) + 1;
+		choose_pages(t, &e, t->base);
+		uint64_t pages = ((e.v[e.n - 1].addr - t->base) >> t->page_bits) + 1;
 		if (pages >= UINT32_MAX || e.n >= UINT32_MAX) {
 			free(e.v);
 			return ERR_UNSUPPORTED;
 		}
 		t->npages = (uint32_t)pages;
 	}
+	unsigned nsub = t->subpages;
 	t->nentries = e.n;
 	t->page_first = malloc(((size_t)t->npages + 1) * sizeof *t->page_first);
-	t->cnt = calloc((size_t)t->npages * (LT_SUBPAGES + 1), sizeof *t->cnt);
+	t->cnt = calloc((size_t)t->npages * (nsub + 1), sizeof *t->cnt);
 	t->off = calloc(e.n + 8, 1);
 	t->rule = malloc((e.n ? e.n : 1) * sizeof *t->rule);
 	if (!t->page_first || (!t->cnt && t->npages) || !t->off || !t->rule) {
@@ -102,18 +144,17 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 		lt_free(t);
 		return ERR_NOMEM;
 	}
-	t->cnt_width = 1;
 	size_t k = 0;
 	for (uint32_t p = 0; p <= t->npages; p++) {
-		uint64_t start = t->base + ((uint64_t)p << LT_PAGE_BITS);
+		uint64_t start = t->base + ((uint64_t)p << t->page_bits);
 		while (k < e.n && e.v[k].addr < start)
 			k++;
 		t->page_first[p] = (uint32_t)k;
 		if (p == t->npages)
 			break;
-		uint16_t *c = &t->cnt[(size_t)p * (LT_SUBPAGES + 1)];
+		uint16_t *c = &t->cnt[(size_t)p * (nsub + 1)];
 		size_t j = k;
-		for (int s = 0; s <= LT_SUBPAGES; s++) {
+		for (unsigned s = 0; s <= nsub; s++) {
 			uint64_t sub = start + ((uint64_t)s << LT_SUB_BITS);
 			while (j < e.n && e.v[j].addr < sub)
 				j++;
@@ -124,8 +165,6 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 			lt_free(t);
 			return ERR_UNSUPPORTED;
 		}
-		if (j - k > 0xff)
-			t->cnt_width = 2;
 	}
 	for (size_t i = 0; i < e.n; i++) {
 		t->off[i] = (uint8_t)((e.v[i].addr - t->base) &
@@ -152,12 +191,12 @@ uint32_t lt_lookup(const lookup_table *t, uint64_t pc)
 	if (pc < t->base)
 		return 0;
 	uint64_t x = pc - t->base;
-	uint64_t p = x >> LT_PAGE_BITS;
+	uint64_t p = x >> t->page_bits;
 	if (p >= t->npages)
 		return 0;
-	unsigned s = (unsigned)(x >> LT_SUB_BITS) & (LT_SUBPAGES - 1);
+	unsigned s = (unsigned)(x >> LT_SUB_BITS) & (t->subpages - 1);
 	unsigned o = (unsigned)x & ((1u << LT_SUB_BITS) - 1);
-	const uint16_t *c = &t->cnt[p * (LT_SUBPAGES + 1)];
+	const uint16_t *c = &t->cnt[p * (t->subpages + 1)];
 	size_t i = t->page_first[p] + c[s], end = t->page_first[p] + c[s + 1];
 	while (i < end && t->off[i] <= o)
 		i++;

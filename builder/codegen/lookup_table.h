@@ -16,8 +16,12 @@
  * 8 offsets are compared at once with one 64-bit load), or else it is the
  * entry just before them.
  *
- * Cost: 1 byte of offset and 1 or 2 of rule index per entry; 40 bytes per
- * 4 KiB page (72 when a page has more than 255 entries).
+ * Cost: 1 byte of offset and 1 or 2 of rule index per entry; a page record
+ * of 4 + subpages + 1 bytes per page (37 per 4 KiB page).  The counts take
+ * one byte each when every page has fewer than 256 entries: the page size
+ * is the one of 512 bytes to 4 KiB for which that holds and the records
+ * take the fewest bytes (dense code, as in libLLVM, needs smaller pages);
+ * else 4 KiB pages with two-byte counts.
  */
 #ifndef EHELF_CODEGEN_LOOKUP_TABLE_H
 #define EHELF_CODEGEN_LOOKUP_TABLE_H
@@ -26,9 +30,15 @@
 #include <stdint.h>
 
 enum {
-	LT_PAGE_BITS = 12,
+	LT_PAGE_BITS = 12,       /* the largest page size, log2 */
+	LT_MIN_PAGE_BITS = 9,    /* the smallest */
 	LT_SUB_BITS = 7,
-	LT_SUBPAGES = 1 << (LT_PAGE_BITS - LT_SUB_BITS),
+	LT_SUBPAGES = 1 << (LT_PAGE_BITS - LT_SUB_BITS), /* at most */
+	/* an entry's rule byte when its rule set's index does not fit in
+	 * it (see entry_gen.c), and the blocks escaped entries are ranked in */
+	LT_ESCAPE = 0xff,
+	LT_ESC_BLOCK_BITS = 5,
+	LT_ESC_BLOCK = 1 << LT_ESC_BLOCK_BITS,
 };
 
 typedef struct lt_interval {
@@ -39,9 +49,11 @@ typedef struct lt_interval {
 
 typedef struct lookup_table {
 	uint64_t base;         /* page-aligned start */
+	unsigned page_bits;    /* page size, log2: LT_MIN_PAGE_BITS..LT_PAGE_BITS */
+	unsigned subpages;     /* per page: 1 << (page_bits - LT_SUB_BITS) */
 	uint32_t npages;
 	uint32_t *page_first;  /* npages + 1 */
-	uint16_t *cnt;         /* npages * (LT_SUBPAGES + 1) */
+	uint16_t *cnt;         /* npages * (subpages + 1) */
 	unsigned cnt_width;    /* 1 if every page has < 256 entries, else 2 */
 	uint8_t *off;          /* nentries (+ 8 bytes of padding) */
 	uint32_t *rule;        /* nentries */

@@ -110,8 +110,15 @@ bool x86_finish(x86_asm *a)
 		int64_t target = a->labels[a->fix[i].label];
 		if (target < 0)
 			return false;
-		int32_t rel = (int32_t)(target - (int64_t)a->fix[i].end);
-		memcpy(a->buf + a->fix[i].at, &rel, 4);
+		int64_t rel = target - (int64_t)a->fix[i].end;
+		if (a->fix[i].rel8) {
+			if (rel < -128 || rel > 127)
+				return false;
+			a->buf[a->fix[i].at] = (uint8_t)(int8_t)rel;
+			continue;
+		}
+		int32_t rel32 = (int32_t)rel;
+		memcpy(a->buf + a->fix[i].at, &rel32, 4);
 	}
 	return true;
 }
@@ -332,6 +339,32 @@ void x86_jcc(x86_asm *a, enum x86_cc cc, int label)
 {
 	x86_bytes(a, OP(0x0f, (uint8_t)(0x80 + cc)));
 	add_fixup(a, label, 0);
+}
+
+static void add_fixup8(x86_asm *a, int label)
+{
+	if (a->failed)
+		return;
+	if (!grow((void **)&a->fix, &a->fixcap, a->nfix + 1, sizeof *a->fix)) {
+		a->failed = true;
+		return;
+	}
+	a->fix[a->nfix++] = (x86_fixup){ .at = (uint32_t)a->n,
+					  .end = (uint32_t)(a->n + 1),
+					  .label = label, .rel8 = true };
+	x86_u8(a, 0);
+}
+
+void x86_jmp8(x86_asm *a, int label)
+{
+	x86_u8(a, 0xeb);
+	add_fixup8(a, label);
+}
+
+void x86_jcc8(x86_asm *a, enum x86_cc cc, int label)
+{
+	x86_u8(a, (uint8_t)(0x70 + cc));
+	add_fixup8(a, label);
 }
 
 void x86_call(x86_asm *a, int label)

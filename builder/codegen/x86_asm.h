@@ -59,6 +59,7 @@ typedef struct x86_fixup {
 	uint32_t at;     /* offset of the rel32 field */
 	uint32_t end;    /* offset the displacement is relative to */
 	int label;
+	bool rel8;       /* a one-byte displacement (x86_jcc8, x86_jmp8) */
 } x86_fixup;
 
 typedef struct x86_asm {
@@ -129,6 +130,10 @@ void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src);
 /* control flow */
 void x86_jmp(x86_asm *a, int label);
 void x86_jcc(x86_asm *a, enum x86_cc cc, int label);
+/* The two-byte forms: the label must end up within [-128, 127] bytes of
+ * the next instruction, else x86_finish fails. */
+void x86_jmp8(x86_asm *a, int label);
+void x86_jcc8(x86_asm *a, enum x86_cc cc, int label);
 void x86_call(x86_asm *a, int label);
 void x86_call_r(x86_asm *a, int r);
 void x86_jmp_r(x86_asm *a, int r);

@@ -29,10 +29,12 @@ typedef struct image {
 	size_t len;
 } image;
 
-/* The eh_elf of the ELF at PATH, and its build-ID in HEX (129 bytes).
- * Returns 0 or -1. */
-static inline int image_compile(const char *path, image *im, char *hex)
+/* The eh_elf of the ELF at PATH, with section headers when SECTIONS,
+ * and its build-ID in HEX (129 bytes).  Returns 0 or -1. */
+static inline int image_compile_sections(const char *path, image *im,
+					 char *hex, bool sections)
 {
+	ehelf_compile_opts opts = { .section_headers = sections };
 	elf_file f;
 	ehelf_err err = { 0 };
 	if (elf_file_open(&f, path, &err) < 0)
@@ -40,10 +42,16 @@ static inline int image_compile(const char *path, image *im, char *hex)
 	const uint8_t *id;
 	int n = elf_file_build_id(&f, &id);
 	int rc = n > 0 && buildid_to_hex(id, (size_t)n, hex, 129) > 0 &&
-		 ehelf_compile_elf(&f, NULL, &im->b, &im->len, NULL, &err) == 0
+		 ehelf_compile_elf(&f, &opts, &im->b, &im->len, NULL, &err) == 0
 		 ? 0 : -1;
 	elf_file_close(&f);
 	return rc;
+}
+
+/* The eh_elf as the writer emits it by default (no section headers). */
+static inline int image_compile(const char *path, image *im, char *hex)
+{
+	return image_compile_sections(path, im, hex, false);
 }
 
 static inline image image_copy(const image *im)

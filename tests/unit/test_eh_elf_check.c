@@ -5,8 +5,10 @@
  *  - the real ones pass, load through ehelf_object_open and trust_open,
  *    and step exactly as the same file loaded by dlopen does (so mapping
  *    the R+X segment alone is enough); one relaid out (bytes inserted
- *    after the note, every offset fixed) and one without section headers
- *    too;
+ *    after the note, every offset fixed) too; the writer emits no
+ *    section headers unless asked for: one with them passes, with odd
+ *    section headers too (they are only bounds-checked), and stripped of
+ *    them again;
  *  - each property of the writer's structure broken once is refused with
  *    its own reason, by eh_elf_check and by ehelf_object_open on a file:
  *    dynamic tags added (DT_NEEDED, DT_INIT, DT_INIT_ARRAY, DT_RELA, ...),
@@ -133,7 +135,8 @@ static void m_gnu_note(image *im)
 	ph->p_filesz = ph->p_memsz = ph->p_filesz + sizeof nh + 4 + 20;
 }
 static void m_abi1(image *im) { im_note_desc(im)->abi_version = 1; }
-static void m_abi3(image *im) { im_note_desc(im)->abi_version = 3; }
+static void m_abi2(image *im) { im_note_desc(im)->abi_version = 2; }
+static void m_abi4(image *im) { im_note_desc(im)->abi_version = 4; }
 static void m_note_magic(image *im) { im_note_desc(im)->magic ^= 1; }
 static void m_info_id(image *im) { im_info(im)->build_id[0] ^= 1; }
 static void m_info_abi(image *im) { im_info(im)->abi_version = 1; }
@@ -181,9 +184,11 @@ static const mutation mutations[] = {
 	{ "two ehelf notes", m_two_notes, "2 ehelf notes: an eh_elf has one" },
 	{ "a GNU note besides", m_gnu_note, "PT_NOTE: 1 note besides the ehelf note" },
 	{ "ABI version 1", m_abi1,
-	  "eh_elf ABI version 1; this library reads 2: rebuild it with ehelf-batch" },
-	{ "ABI version 3", m_abi3,
-	  "eh_elf ABI version 3; this library reads 2: a newer libehelf is needed" },
+	  "eh_elf ABI version 1; this library reads 3: rebuild it with ehelf-batch" },
+	{ "ABI version 2", m_abi2,
+	  "eh_elf ABI version 2; this library reads 3: rebuild it with ehelf-batch" },
+	{ "ABI version 4", m_abi4,
+	  "eh_elf ABI version 4; this library reads 3: a newer libehelf is needed" },
 	{ "note magic", m_note_magic, "ehelf note: bad magic" },
 	{ "ehelf_info's build-ID", m_info_id, "ehelf_info disagrees with the ehelf note" },
 	{ "ehelf_info's ABI version", m_info_abi, "ehelf_info disagrees with the ehelf note" },
@@ -311,8 +316,8 @@ static void truncations(const image *im)
 	unlink(path);
 }
 
-/* The writer's image without its section headers (a later writer may
- * drop them): e_shoff 0, the file ending with .dynamic. */
+/* An image with section headers (--section-headers) stripped of them:
+ * e_shoff 0, the file ending with .dynamic, as the writer's default. */
 static image strip_sections(const image *im)
 {
 	image s = image_copy(im);
@@ -322,7 +327,33 @@ static image strip_sections(const image *im)
 	eh->e_shoff = 0;
 	eh->e_shnum = 0;
 	eh->e_shstrndx = 0;
+	eh->e_shentsize = 0;
 	return s;
+}
+
+/* BASE, compiled with section headers: accepted; its section headers
+ * are only bounds-checked; stripped of them it is the default image. */
+static void check_sections(const image *base, const image *plain,
+			   const char *hex)
+{
+	CHECK(im_ehdr(base)->e_shoff != 0 && im_ehdr(plain)->e_shoff == 0);
+	accepted("with-sections", base, hex);
+	image odd = image_copy(base);
+	Elf64_Shdr *sh = (Elf64_Shdr *)(odd.b + im_ehdr(&odd)->e_shoff);
+	sh[1].sh_offset = 0xfffffff0;
+	sh[2].sh_size = ~0ull;
+	accepted("odd-sections", &odd, hex);
+	im_ehdr(&odd)->e_shnum = 0xff00;
+	refused("section headers past the end", &odd,
+		"truncated: the section headers end past");
+	free(odd.b);
+	image stripped = strip_sections(base);
+	accepted("no-sections", &stripped, hex);
+	CHECK(stripped.len == plain->len &&
+	      memcmp(stripped.b, plain->b, plain->len) == 0);
+	truncations(&stripped);
+	truncations(base);
+	free(stripped.b);
 }
 
 static void check_one(const char *name, const image *base, const char *hex)
@@ -335,21 +366,6 @@ static void check_one(const char *name, const image *base, const char *hex)
 	image_insert(&moved, nt->p_offset + nt->p_filesz, 64);
 	accepted("relaid-out", &moved, hex);
 	free(moved.b);
-
-	/* section headers are only bounds-checked */
-	image odd = image_copy(base);
-	Elf64_Shdr *sh = (Elf64_Shdr *)(odd.b + im_ehdr(&odd)->e_shoff);
-	sh[1].sh_offset = 0xfffffff0;
-	sh[2].sh_size = ~0ull;
-	accepted("odd-sections", &odd, hex);
-	im_ehdr(&odd)->e_shnum = 0xff00;
-	refused("section headers past the end", &odd,
-		"truncated: the section headers end past");
-	free(odd.b);
-	image stripped = strip_sections(base);
-	accepted("no-sections", &stripped, hex);
-	truncations(&stripped);
-	free(stripped.b);
 
 	for (size_t i = 0; i < sizeof mutations / sizeof *mutations; i++) {
 		image m = image_copy(base);
@@ -396,6 +412,11 @@ int main(void)
 	if (unit_failures)
 		UNIT_DONE("test_eh_elf_check");
 	check_one("zoo", &base, hex);
+	image with;
+	CHECK(image_compile_sections(zoo, &with, hex, true) == 0);
+	if (!unit_failures)
+		check_sections(&with, &base, hex);
+	free(with.b);
 	free(base.b);
 
 	/* a large real one: the system's libc */
