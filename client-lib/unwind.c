@@ -250,7 +250,7 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags,
-	    walk_info *walk)
+	    walk_info *walk, bool first_exact)
 {
 	flags &= ~UNWIND_FIRST_STEP; /* ours to set */
 	if (max <= 0)
@@ -264,7 +264,9 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	uint32_t valid = r.valid & EHELF_VALID_REGS;
 	window w = reader_window(rd);
 	int n = 0;
-	bool exact = true; /* frame 0, or reached through a signal frame */
+	/* frame 0 (unless its pc is a return address: FIRST_EXACT), or
+	 * reached through a signal frame */
+	bool exact = first_exact;
 	uint32_t path = EHELF_PATH_FIRST, fflags = 0;
 	for (;;) {
 		if (frames)
@@ -312,7 +314,7 @@ static int unwind(const ehelf_space *s, const ehelf_regs *initial,
 		  const reader *rd, ehelf_frame *frames, int max,
 		  unsigned flags)
 {
-	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags, NULL);
+	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags, NULL, true);
 }
 
 int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
@@ -512,28 +514,37 @@ bool process_space_refresh(void)
 	return built;
 }
 
-__attribute__((noinline)) int backtrace_with(void **ips, int max,
-					     unsigned flags, walk_info *walk)
+/*
+ * ehelf_backtrace and libehelf-unwind's unw_backtrace are entered in
+ * assembly (getcontext.S, getcontext_unw.S), which stores the registers
+ * their caller has at the return address (rip the return address, rsp
+ * above it, the callee-saved ones as they are on entry) and calls this:
+ * the walk starts in the caller's frame.  Before, it started from a
+ * getcontext in here and stepped through this function's and
+ * ehelf_backtrace's frames: two more steps per call, whose rows and stack
+ * lines are as cold as any when sampling (issue 21: unw_backtrace was
+ * slower per frame than the unw_step loop).
+ */
+int backtrace_from(const ehelf_regs *caller, void **ips, int max,
+		   unsigned flags, walk_info *walk)
 {
 	if (max <= 0)
 		return 0;
 	const ehelf_space *s = process_space_pin();
 	int n = 0;
 	if (s) {
-		ehelf_regs r;
-		ehelf_getcontext(&r);
-		reader rd = local_reader(r.r[EHELF_RSP]);
-		/* frame 0 is here, 1 our caller: the pcs from frame 2 on */
-		n = unwind_loop(s, &r, &rd, NULL, ips, 2,
-				max > INT_MAX - 2 ? INT_MAX : max + 2, flags,
-				walk);
+		reader rd = local_reader(caller->r[EHELF_RSP]);
+		/* frame 0's pc is a return address: looked up as pc - 1 */
+		n = unwind_loop(s, caller, &rd, NULL, ips, 0, max, flags, walk,
+				false);
 	}
 	process_space_unpin();
 	return n;
 }
 
-__attribute__((optimize("no-optimize-sibling-calls")))
-int ehelf_backtrace(void **ips, int max)
+/* ehelf_backtrace (getcontext.S) after its entry */
+int ehelf_backtrace_from(void **ips, int max, const ehelf_regs *caller);
+int ehelf_backtrace_from(void **ips, int max, const ehelf_regs *caller)
 {
-	return backtrace_with(ips, max, EHELF_UNWIND_NO_FALLBACK, NULL);
+	return backtrace_from(caller, ips, max, EHELF_UNWIND_NO_FALLBACK, NULL);
 }

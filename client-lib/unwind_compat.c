@@ -308,14 +308,15 @@ static bool in_no_module(uint64_t ra)
 	return none;
 }
 
-/* no tail call: backtrace_with skips this frame */
-__attribute__((optimize("no-optimize-sibling-calls")))
-COMPAT int unw_backtrace(void **buf, int size)
+/* unw_backtrace is entered in getcontext_unw.S, which stores its caller's
+ * registers (see backtrace_from) and calls this */
+int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller);
+int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller)
 {
 	/* the caller of unw_backtrace first, as libunwind does; modules
 	 * without an eh_elf through libdw */
 	walk_info walk = { false, EHELF_STEP };
-	int n = backtrace_with(buf, size, 0, &walk);
+	int n = backtrace_from(caller, buf, size, 0, &walk);
 	/* ended at a pc in no module: perhaps in a library loaded since (a
 	 * Python extension module, say), which libunwind, looking modules
 	 * up with dl_iterate_phdr, would find: look again, as unw_step does;
@@ -323,7 +324,7 @@ COMPAT int unw_backtrace(void **buf, int size)
 	 * (a rebuild allocates, reads and maps eh_elfs) */
 	if (n > 0 && walk.stop == EHELF_E_NOT_COVERED && !walk.signal_seen &&
 	    in_no_module((uint64_t)(uintptr_t)buf[n - 1]) && process_space_refresh())
-		n = backtrace_with(buf, size, 0, NULL);
+		n = backtrace_from(caller, buf, size, 0, NULL);
 	return n;
 }
 
