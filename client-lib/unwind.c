@@ -133,6 +133,35 @@ static int uncovered_step(ehelf_regs *r, uint64_t sp, bool exact,
 	return st;
 }
 
+/*
+ * A signal frame's caller, local unwinding: the registers of the kernel's
+ * ucontext at SP (the frame's stack pointer, where the signal frame's
+ * ucontext starts once the handler has returned to the trampoline), read
+ * directly when inside the known stack K.  True with *OUT filled (all 17
+ * valid, EHELF_SIGNAL_FRAME).  The step cache's signal markers
+ * (step_cache.h) are filled only where the eh_elf's step gave the same.
+ */
+static bool signal_frame_regs(const local_range *k, uint64_t sp, ehelf_regs *out)
+{
+	const uint64_t need = offsetof(ucontext_t, uc_mcontext.gregs) +
+			      sizeof(gregset_t);
+	if (sp < k->lo || sp >= k->hi || k->hi - sp < need)
+		return false;
+	ehelf_regs_from_ucontext(out, (const void *)(uintptr_t)sp);
+	out->valid |= EHELF_SIGNAL_FRAME;
+	return true;
+}
+
+static bool regs_equal(const ehelf_regs *a, const ehelf_regs *b)
+{
+	if (a->valid != b->valid)
+		return false;
+	for (int i = 0; i < EHELF_NREGS; i++)
+		if (((a->valid >> i) & 1) && a->r[i] != b->r[i])
+			return false;
+	return true;
+}
+
 /* unwind_step() when the step cache could not do it: the module's eh_elf
  * (through the row's summary, which fills the cache), else libdw, else
  * the frame pointer.  Outermost frames are remembered in the cache too (a
@@ -148,6 +177,12 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	if (step_cache_is_outermost(e, pc)) {
 		*path = EHELF_PATH_EHELF;
 		return EHELF_OUTERMOST;
+	}
+	if (rd->local && step_cache_is_signal(e, pc) &&
+	    signal_frame_regs(rd->arg, sp, &tmp) && tmp.r[EHELF_RIP] != 0) {
+		*path = EHELF_PATH_EHELF;
+		regs_copy(r, &tmp);
+		return EHELF_STEP;
 	}
 	const module *m = space_find(s, pc);
 	if (!m)
@@ -189,6 +224,14 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 			step_cache_fill_outermost(e, pc);
 			atomic_store_explicit(&((ehelf_space *)s)->cache_used, true,
 					      memory_order_relaxed);
+		} else if (st == EHELF_STEP && rd->local &&
+			   (tmp.valid & EHELF_SIGNAL_FRAME)) {
+			ehelf_regs u;
+			if (signal_frame_regs(rd->arg, sp, &u) && regs_equal(&u, &tmp)) {
+				step_cache_fill_signal(e, pc);
+				atomic_store_explicit(&((ehelf_space *)s)->cache_used,
+						      true, memory_order_relaxed);
+			}
 		}
 	}
 	if ((st == EHELF_E_NOT_COVERED || st == EHELF_E_UNSUPPORTED) &&
@@ -239,6 +282,31 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 }
 
 /*
+ * Local unwinding when cold (a sampling profiler's case: the program's
+ * work between two samples has evicted the stack's outer part): each
+ * cached step waits for the step cache line its rip picks, then for the
+ * stack line at its CFA, then the next frame's cache line, and so on.  The
+ * stack lines of the frames to come are known in advance, though (the
+ * callers' frames are above): they are asked for STACK_AHEAD bytes ahead
+ * of the frame, each line once per walk (*PF: the first line not asked
+ * for yet), so that their misses overlap the step cache's.  Prefetches do
+ * not fault: a line beyond the stack costs nothing but the asking.
+ */
+enum { STACK_AHEAD = 1024 };
+
+static inline __attribute__((always_inline)) void
+stack_ahead(uint64_t sp, uint64_t *pf)
+{
+	uint64_t end = sp + STACK_AHEAD;
+	if (*pf < sp) /* the first frame, or after a signal frame's jump */
+		*pf = sp & ~(uint64_t)63;
+	if (end < sp)
+		return;
+	for (; *pf < end; *pf += 64)
+		__builtin_prefetch((const void *)(uintptr_t)*pf);
+}
+
+/*
  * The unwinding loop.  Frames whose row is in the step cache (most of
  * them once warm) are stepped here by cached_step on locals that stay in
  * machine registers from frame to frame; anything else goes through
@@ -268,6 +336,7 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	 * reached through a signal frame */
 	bool exact = first_exact;
 	uint32_t path = EHELF_PATH_FIRST, fflags = 0;
+	uint64_t pf = 0; /* see stack_ahead() */
 	for (;;) {
 		if (frames)
 			frames[n] = (ehelf_frame){ .pc = rip, .sp = rsp,
@@ -276,6 +345,8 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 			ips[n - skip] = (void *)(uintptr_t)rip;
 		if (++n == max)
 			break;
+		if (rd->local)
+			stack_ahead(rsp, &pf);
 		if (cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, w, rd)) {
 			exact = false;
 			path = EHELF_PATH_EHELF;
