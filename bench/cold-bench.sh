@@ -16,7 +16,8 @@ runs=${2:-3}
 secs=${3:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT INT TERM
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM
 mkdir "$T/files"
 C=$build/bench/cold-sampling-c
 CXX=$build/bench/cold-sampling-cxx
@@ -49,10 +50,12 @@ run_one() { # METHOD-SPEC WORKLOAD RATE SECONDS [WRAPPER...]
 	kind=$(echo "$spec" | cut -d: -f2)
 	pre=$(echo "$spec" | cut -d: -f3)
 	m=$(echo "$spec" | cut -d: -f4)
+	# a run that hangs (an unwinder taking a lock in the handler that
+	# the interrupted code holds) is stopped
 	if [ -n "$pre" ]; then
-		LD_PRELOAD=$pre "$@" "$(prog "$kind" "$w")" "$m" "$w" "$rate" "$s"
+		LD_PRELOAD=$pre timeout -s KILL 120 "$@" "$(prog "$kind" "$w")" "$m" "$w" "$rate" "$s"
 	else
-		"$@" "$(prog "$kind" "$w")" "$m" "$w" "$rate" "$s"
+		timeout -s KILL 120 "$@" "$(prog "$kind" "$w")" "$m" "$w" "$rate" "$s"
 	fi
 }
 
@@ -77,11 +80,13 @@ for rate in tick "$maxrate"; do
 				# a run that fails (a crash in the handler) is
 				# counted, and run again once
 				for try in 1 2; do
-					if line=$(run_one "$spec" "$w" "$rate" "$secs" 2>"$T/err"); then
+					rc=0
+					line=$(run_one "$spec" "$w" "$rate" "$secs" 2>"$T/err") || rc=$?
+					if [ "$rc" = 0 ]; then
 						echo "$rate $name $r $line" >>"$T/results"
 						break
 					fi
-					echo "$rate $name $w $(tail -n 1 "$T/err")" >>"$T/failed"
+					echo "$rate $name $w: exit $rc $(tail -n 1 "$T/err" | cut -c1-100)" >>"$T/failed"
 				done
 			done
 		done

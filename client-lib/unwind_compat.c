@@ -50,6 +50,22 @@ static compat_cursor *C(unw_cursor_t *c)
 	return k->magic == CURSOR_MAGIC ? k : NULL;
 }
 
+/*
+ * The process space, built when the library is loaded (before main, or
+ * inside dlopen; never in a signal handler) rather than by the first
+ * unwind: a profiler's first unwind is in its signal handler, where a
+ * build (which allocates, walks the loader's list and maps eh_elfs) could
+ * wait for ever on a lock the interrupted code holds, or corrupt the heap
+ * (malloc's, in the cold sampling bench: a hang in calloc, and glibc's
+ * "malloc assertion failure in sysmalloc"), while libunwind, which
+ * allocates nothing there, would have unwound.
+ */
+__attribute__((constructor)) static void compat_space_init(void)
+{
+	if (!process_space_built())
+		ehelf_backtrace_init();
+}
+
 /* unw_getcontext is in getcontext_unw.S (_Ux86_64_getcontext), with: */
 void ehelf_compat_resume(const ehelf_regs *r) __attribute__((noreturn));
 

@@ -269,6 +269,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 #ifdef COLD_NATIVE
+	/* ehelf_backtrace is async-signal-safe once its space is built
+	 * (ehelf.h): built here, as documented */
+	if (method == M_BACKTRACE && ehelf_backtrace_init() < 0)
+		fprintf(stderr, "%s: %s\n", argv[0], ehelf_last_error());
 	if (method == M_STEP) { /* a profiler's space: built before sampling */
 		space = ehelf_space_new();
 		if (!space || ehelf_space_load_self(space) < 0)
