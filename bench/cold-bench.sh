@@ -9,7 +9,8 @@
 # into a temporary store first.  Then the cache misses per frame, counted by
 # valgrind's cache simulator; and perf stat's where the VM has counters.
 # Usage: bench/cold-bench.sh BUILD [RUNS [SECONDS]]
-# (COLD_NO_CACHEGRIND=1: the timings only)
+# (COLD_NO_CACHEGRIND=1: the timings only; COLD_KEEP=DIR: the raw results
+# kept in DIR, for bench/cold-sampling/report.py DIR MAXRATE no)
 set -eu
 build=$(cd "${1:?usage: cold-bench.sh BUILD [RUNS [SECONDS]]}" && pwd)
 runs=${2:-3}
@@ -128,6 +129,10 @@ if perf stat -e instructions true >/dev/null 2>"$T/perf-probe" &&
 	perf=yes
 else
 	perf=no
+fi
+if [ -n "${COLD_KEEP:-}" ]; then # the raw results, for report.py
+	mkdir -p "$COLD_KEEP"
+	cp "$T"/results "$T"/cachegrind "$T"/failed "$T"/perf.* "$COLD_KEEP"/ 2>/dev/null || true
 fi
 if [ -s "$T/failed" ]; then
 	echo "runs that failed (each run again once):"
