@@ -99,7 +99,9 @@ done
 # part of a run: the program toggles collection around each unwind but the
 # first with CALLGRIND_TOGGLE_COLLECT, so that only the unwinder's own
 # accesses are counted while the workload's keep evicting the simulated
-# caches between samples).  Caches as valgrind finds this machine's; the
+# caches between samples).  Caches as lscpu gives this machine's (32 KiB
+# L1s, 8-way; 32 MiB of L3 as the last level: valgrind's own guess here is
+# a direct-mapped 256 MiB); the
 # sampling period is 20 ms of CPU time, valgrind running the work some 50
 # times slower.  Deterministic but for which pcs the samples hit.
 if [ -z "${COLD_NO_CACHEGRIND:-}" ] && command -v valgrind >/dev/null; then
@@ -108,7 +110,8 @@ if [ -z "${COLD_NO_CACHEGRIND:-}" ] && command -v valgrind >/dev/null; then
 			name=$(echo "$spec" | cut -d: -f1)
 			out=$T/cg.$name.$w
 			line=$(run_one "$spec" "$w" prof:20000 1 valgrind --tool=callgrind \
-				--cache-sim=yes --collect-atstart=no \
+				--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
+				--LL=33554432,16,64 --collect-atstart=no \
 				--callgrind-out-file="$out" 2>/dev/null) || line=
 			echo "$name $w $line $(grep '^totals:' "$out" 2>/dev/null | cut -d' ' -f2-)" \
 				>>"$T/cachegrind"
