@@ -499,7 +499,36 @@ $(BENCH_PERF): $(B)/obj/bench/bench_perf_unwind.o $(PERF_BASELINES) \
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) $(PERF_LIB_DEPS) \
 		-ldl -lpthread
-bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND) $(BENCH_PERF) \
+# ---- bench: cold sampling (issue 21) ---------------------------------------
+# programs that sample themselves with SIGPROF over cache-thrashing work and
+# unwind in the handler: written against <libunwind.h> (run against libunwind
+# and with libehelf-unwind preloaded; C, and C++ with deep templates), and
+# the same against <ehelf.h> (bench/cold-sampling/cold_sampling.c)
+COLD_DIR := $(B)/bench
+COLD_BINS := $(COLD_DIR)/cold-sampling-c $(COLD_DIR)/cold-sampling-cxx \
+             $(COLD_DIR)/cold-sampling-native
+COLD_OBJ := $(B)/obj/bench/cold-sampling/cold_sampling.o
+COLD_CXX_OBJ := $(B)/obj/bench/cold-sampling/cold_cxx.o
+$(B)/obj/bench/cold-sampling/cold_sampling_native.o: bench/cold-sampling/cold_sampling.c \
+                                                     $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DCOLD_NATIVE -Iclient-lib/include -c $< -o $@
+$(COLD_DIR)/cold-sampling-c: $(COLD_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lunwind -lz -lsqlite3
+$(COLD_DIR)/cold-sampling-cxx: $(COLD_OBJ) $(COLD_CXX_OBJ)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind -lz -lsqlite3
+$(COLD_DIR)/cold-sampling-native: $(B)/obj/bench/cold-sampling/cold_sampling_native.o \
+                                  $(COLD_CXX_OBJ) $(B)/lib/libehelf.so
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) -L$(B)/lib -lehelf \
+		-Wl,-rpath,$(abspath $(B)/lib) -lz -lsqlite3
+.PHONY: cold-bench
+cold-bench: all $(COLD_BINS)
+	@bench/cold-bench.sh $(B)
+
+bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND) $(BENCH_PERF) $(COLD_BINS) \
        $(B)/bin/ehelf-perf $(B)/tests/perf/script_compare $(B)/bin/ehelf-server
 	@bench/run-bench.sh $(B)
 

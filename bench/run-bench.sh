@@ -25,6 +25,8 @@ echo
 echo
 "$here/unwind-bench.sh" "$build"
 echo
+"$here/cold-bench.sh" "$build"
+echo
 "$here/perf-bench.sh" "$build"
 echo
 "$here/server-bench.sh" "$build"

@@ -78,3 +78,10 @@ void step_cache_fill_outermost(step_cache_entry *set, uint64_t pc)
 		set_put(set, pc, pc << 16 ^ STEP_CACHE_OUTERMOST_P * STEP_CACHE_MIX,
 			STEP_CACHE_OUTERMOST_P);
 }
+
+void step_cache_fill_signal(step_cache_entry *set, uint64_t pc)
+{
+	if (pc < PC_LIMIT)
+		set_put(set, pc, pc << 16 ^ STEP_CACHE_SIGNAL_P * STEP_CACHE_MIX,
+			STEP_CACHE_SIGNAL_P);
+}

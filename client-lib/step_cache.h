@@ -115,4 +115,30 @@ static inline bool step_cache_is_outermost(const step_cache_entry *set,
 	return false;
 }
 
+/*
+ * Signal frames, likewise: a pc where the eh_elf's step once gave exactly
+ * the registers of the kernel's ucontext at the frame's stack pointer (the
+ * C library's sigreturn trampoline: every sample a profiler takes in its
+ * signal handler crosses one) is remembered with a marker of its own, so
+ * that the slow path reads the ucontext directly instead of looking the
+ * module, the eh_elf's row and its code up (cold lines, when sampling).
+ */
+#define STEP_CACHE_SIGNAL_P 0x8u
+
+void step_cache_fill_signal(step_cache_entry *set, uint64_t pc);
+
+static inline bool step_cache_is_signal(const step_cache_entry *set,
+					uint64_t pc)
+{
+	for (int w = 0; w < STEP_CACHE_WAYS; w++) {
+		const step_cache_entry *e = &set[w];
+		uint64_t p = __atomic_load_n(&e->p, __ATOMIC_RELAXED);
+		uint64_t key = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
+		if (p == STEP_CACHE_SIGNAL_P &&
+		    STEP_CACHE_PC(step_cache_x(key, p)) == pc)
+			return true;
+	}
+	return false;
+}
+
 #endif

@@ -133,6 +133,35 @@ static int uncovered_step(ehelf_regs *r, uint64_t sp, bool exact,
 	return st;
 }
 
+/*
+ * A signal frame's caller, local unwinding: the registers of the kernel's
+ * ucontext at SP (the frame's stack pointer, where the signal frame's
+ * ucontext starts once the handler has returned to the trampoline), read
+ * directly when inside the known stack K.  True with *OUT filled (all 17
+ * valid, EHELF_SIGNAL_FRAME).  The step cache's signal markers
+ * (step_cache.h) are filled only where the eh_elf's step gave the same.
+ */
+static bool signal_frame_regs(const local_range *k, uint64_t sp, ehelf_regs *out)
+{
+	const uint64_t need = offsetof(ucontext_t, uc_mcontext.gregs) +
+			      sizeof(gregset_t);
+	if (sp < k->lo || sp >= k->hi || k->hi - sp < need)
+		return false;
+	ehelf_regs_from_ucontext(out, (const void *)(uintptr_t)sp);
+	out->valid |= EHELF_SIGNAL_FRAME;
+	return true;
+}
+
+static bool regs_equal(const ehelf_regs *a, const ehelf_regs *b)
+{
+	if (a->valid != b->valid)
+		return false;
+	for (int i = 0; i < EHELF_NREGS; i++)
+		if (((a->valid >> i) & 1) && a->r[i] != b->r[i])
+			return false;
+	return true;
+}
+
 /* unwind_step() when the step cache could not do it: the module's eh_elf
  * (through the row's summary, which fills the cache), else libdw, else
  * the frame pointer.  Outermost frames are remembered in the cache too (a
@@ -148,6 +177,12 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	if (step_cache_is_outermost(e, pc)) {
 		*path = EHELF_PATH_EHELF;
 		return EHELF_OUTERMOST;
+	}
+	if (rd->local && step_cache_is_signal(e, pc) &&
+	    signal_frame_regs(rd->arg, sp, &tmp) && tmp.r[EHELF_RIP] != 0) {
+		*path = EHELF_PATH_EHELF;
+		regs_copy(r, &tmp);
+		return EHELF_STEP;
 	}
 	const module *m = space_find(s, pc);
 	if (!m)
@@ -189,6 +224,14 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 			step_cache_fill_outermost(e, pc);
 			atomic_store_explicit(&((ehelf_space *)s)->cache_used, true,
 					      memory_order_relaxed);
+		} else if (st == EHELF_STEP && rd->local &&
+			   (tmp.valid & EHELF_SIGNAL_FRAME)) {
+			ehelf_regs u;
+			if (signal_frame_regs(rd->arg, sp, &u) && regs_equal(&u, &tmp)) {
+				step_cache_fill_signal(e, pc);
+				atomic_store_explicit(&((ehelf_space *)s)->cache_used,
+						      true, memory_order_relaxed);
+			}
 		}
 	}
 	if ((st == EHELF_E_NOT_COVERED || st == EHELF_E_UNSUPPORTED) &&
@@ -239,6 +282,31 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 }
 
 /*
+ * Local unwinding when cold (a sampling profiler's case: the program's
+ * work between two samples has evicted the stack's outer part): each
+ * cached step waits for the step cache line its rip picks, then for the
+ * stack line at its CFA, then the next frame's cache line, and so on.  The
+ * stack lines of the frames to come are known in advance, though (the
+ * callers' frames are above): they are asked for STACK_AHEAD bytes ahead
+ * of the frame, each line once per walk (*PF: the first line not asked
+ * for yet), so that their misses overlap the step cache's.  Prefetches do
+ * not fault: a line beyond the stack costs nothing but the asking.
+ */
+enum { STACK_AHEAD = 1024 };
+
+static inline __attribute__((always_inline)) void
+stack_ahead(uint64_t sp, uint64_t *pf)
+{
+	uint64_t end = sp + STACK_AHEAD;
+	if (*pf < sp) /* the first frame, or after a signal frame's jump */
+		*pf = sp & ~(uint64_t)63;
+	if (end < sp)
+		return;
+	for (; *pf < end; *pf += 64)
+		__builtin_prefetch((const void *)(uintptr_t)*pf);
+}
+
+/*
  * The unwinding loop.  Frames whose row is in the step cache (most of
  * them once warm) are stepped here by cached_step on locals that stay in
  * machine registers from frame to frame; anything else goes through
@@ -250,7 +318,7 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags,
-	    walk_info *walk)
+	    walk_info *walk, bool first_exact)
 {
 	flags &= ~UNWIND_FIRST_STEP; /* ours to set */
 	if (max <= 0)
@@ -264,8 +332,11 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	uint32_t valid = r.valid & EHELF_VALID_REGS;
 	window w = reader_window(rd);
 	int n = 0;
-	bool exact = true; /* frame 0, or reached through a signal frame */
+	/* frame 0 (unless its pc is a return address: FIRST_EXACT), or
+	 * reached through a signal frame */
+	bool exact = first_exact;
 	uint32_t path = EHELF_PATH_FIRST, fflags = 0;
+	uint64_t pf = 0; /* see stack_ahead() */
 	for (;;) {
 		if (frames)
 			frames[n] = (ehelf_frame){ .pc = rip, .sp = rsp,
@@ -274,6 +345,8 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 			ips[n - skip] = (void *)(uintptr_t)rip;
 		if (++n == max)
 			break;
+		if (rd->local)
+			stack_ahead(rsp, &pf);
 		if (cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, w, rd)) {
 			exact = false;
 			path = EHELF_PATH_EHELF;
@@ -312,7 +385,7 @@ static int unwind(const ehelf_space *s, const ehelf_regs *initial,
 		  const reader *rd, ehelf_frame *frames, int max,
 		  unsigned flags)
 {
-	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags, NULL);
+	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags, NULL, true);
 }
 
 int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
@@ -512,28 +585,37 @@ bool process_space_refresh(void)
 	return built;
 }
 
-__attribute__((noinline)) int backtrace_with(void **ips, int max,
-					     unsigned flags, walk_info *walk)
+/*
+ * ehelf_backtrace and libehelf-unwind's unw_backtrace are entered in
+ * assembly (getcontext.S, getcontext_unw.S), which stores the registers
+ * their caller has at the return address (rip the return address, rsp
+ * above it, the callee-saved ones as they are on entry) and calls this:
+ * the walk starts in the caller's frame.  Before, it started from a
+ * getcontext in here and stepped through this function's and
+ * ehelf_backtrace's frames: two more steps per call, whose rows and stack
+ * lines are as cold as any when sampling (issue 21: unw_backtrace was
+ * slower per frame than the unw_step loop).
+ */
+int backtrace_from(const ehelf_regs *caller, void **ips, int max,
+		   unsigned flags, walk_info *walk)
 {
 	if (max <= 0)
 		return 0;
 	const ehelf_space *s = process_space_pin();
 	int n = 0;
 	if (s) {
-		ehelf_regs r;
-		ehelf_getcontext(&r);
-		reader rd = local_reader(r.r[EHELF_RSP]);
-		/* frame 0 is here, 1 our caller: the pcs from frame 2 on */
-		n = unwind_loop(s, &r, &rd, NULL, ips, 2,
-				max > INT_MAX - 2 ? INT_MAX : max + 2, flags,
-				walk);
+		reader rd = local_reader(caller->r[EHELF_RSP]);
+		/* frame 0's pc is a return address: looked up as pc - 1 */
+		n = unwind_loop(s, caller, &rd, NULL, ips, 0, max, flags, walk,
+				false);
 	}
 	process_space_unpin();
 	return n;
 }
 
-__attribute__((optimize("no-optimize-sibling-calls")))
-int ehelf_backtrace(void **ips, int max)
+/* ehelf_backtrace (getcontext.S) after its entry */
+int ehelf_backtrace_from(void **ips, int max, const ehelf_regs *caller);
+int ehelf_backtrace_from(void **ips, int max, const ehelf_regs *caller)
 {
-	return backtrace_with(ips, max, EHELF_UNWIND_NO_FALLBACK, NULL);
+	return backtrace_from(caller, ips, max, EHELF_UNWIND_NO_FALLBACK, NULL);
 }

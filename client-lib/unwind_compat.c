@@ -50,6 +50,22 @@ static compat_cursor *C(unw_cursor_t *c)
 	return k->magic == CURSOR_MAGIC ? k : NULL;
 }
 
+/*
+ * The process space, built when the library is loaded (before main, or
+ * inside dlopen; never in a signal handler) rather than by the first
+ * unwind: a profiler's first unwind is in its signal handler, where a
+ * build (which allocates, walks the loader's list and maps eh_elfs) could
+ * wait for ever on a lock the interrupted code holds, or corrupt the heap
+ * (malloc's, in the cold sampling bench: a hang in calloc, and glibc's
+ * "malloc assertion failure in sysmalloc"), while libunwind, which
+ * allocates nothing there, would have unwound.
+ */
+__attribute__((constructor)) static void compat_space_init(void)
+{
+	if (!process_space_built())
+		ehelf_backtrace_init();
+}
+
 /* unw_getcontext is in getcontext_unw.S (_Ux86_64_getcontext), with: */
 void ehelf_compat_resume(const ehelf_regs *r) __attribute__((noreturn));
 
@@ -308,14 +324,15 @@ static bool in_no_module(uint64_t ra)
 	return none;
 }
 
-/* no tail call: backtrace_with skips this frame */
-__attribute__((optimize("no-optimize-sibling-calls")))
-COMPAT int unw_backtrace(void **buf, int size)
+/* unw_backtrace is entered in getcontext_unw.S, which stores its caller's
+ * registers (see backtrace_from) and calls this */
+int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller);
+int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller)
 {
 	/* the caller of unw_backtrace first, as libunwind does; modules
 	 * without an eh_elf through libdw */
 	walk_info walk = { false, EHELF_STEP };
-	int n = backtrace_with(buf, size, 0, &walk);
+	int n = backtrace_from(caller, buf, size, 0, &walk);
 	/* ended at a pc in no module: perhaps in a library loaded since (a
 	 * Python extension module, say), which libunwind, looking modules
 	 * up with dl_iterate_phdr, would find: look again, as unw_step does;
@@ -323,7 +340,7 @@ COMPAT int unw_backtrace(void **buf, int size)
 	 * (a rebuild allocates, reads and maps eh_elfs) */
 	if (n > 0 && walk.stop == EHELF_E_NOT_COVERED && !walk.signal_seen &&
 	    in_no_module((uint64_t)(uintptr_t)buf[n - 1]) && process_space_refresh())
-		n = backtrace_with(buf, size, 0, NULL);
+		n = backtrace_from(caller, buf, size, 0, NULL);
 	return n;
 }
 
