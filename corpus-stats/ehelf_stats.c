@@ -179,11 +179,16 @@ int main(int argc, char **argv)
 		/* SOURCE_DATE_EPOCH, when set, makes the outputs reproducible */
 		const char *sde = getenv("SOURCE_DATE_EPOCH");
 		char *end = NULL;
+		errno = 0;
 		long long epoch = sde && *sde ? strtoll(sde, &end, 10) : -1;
-		time_t now = end && !*end && epoch >= 0 ? (time_t)epoch : time(NULL);
+		time_t now = end && !*end && epoch >= 0 && errno == 0
+			     ? (time_t)epoch : time(NULL);
 		struct tm tm;
-		strftime(r.generated, sizeof r.generated, "%Y-%m-%d %H:%M UTC",
-			 gmtime_r(&now, &tm));
+		if (!gmtime_r(&now, &tm)) { /* a year beyond struct tm's */
+			now = time(NULL);
+			gmtime_r(&now, &tm);
+		}
+		strftime(r.generated, sizeof r.generated, "%Y-%m-%d %H:%M UTC", &tm);
 		if (o.csv)
 			rc = render_csv(o.csv, &r, &err);
 		if (rc == 0 && o.html)

@@ -17,7 +17,12 @@ static const char *bytes(double v, char *out, size_t n)
 		v /= 1024;
 		u++;
 	}
-	snprintf(out, n, "%.3g %s", v, units[u]);
+	/* 1000-1023.99 of a unit would print as 1.02e+03: the next unit */
+	if (fabs(v) >= 999.5 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, n, fabs(v) >= 100 ? "%.0f %s" : "%.3g %s", v, units[u]);
 	return out;
 }
 

@@ -32,9 +32,13 @@ static void table(FILE *out, const stats_table *t)
 
 int render_csv(const char *dir, const stats_report *r, ehelf_err *err)
 {
+	struct stat st;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return err_set(err, ERR_IO, "%s: cannot create the CSV directory: %s",
 			       dir, strerror(errno));
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return err_set(err, ERR_IO, "%s: exists and is not a directory: "
+			       "--csv names a directory for one file per table", dir);
 	for (size_t i = 0; i < r->n; i++) {
 		const stats_table *t = r->tables[i];
 		char path[4096];

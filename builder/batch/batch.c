@@ -142,6 +142,8 @@ static void record(shared *s, const db_file *row, const char *hex,
 		rc = db_put_file(s->db, row, &err);
 	if (rc == 0)
 		rc = db_commit(s->db, &err);
+	if (rc < 0)
+		db_rollback(s->db);
 	set_fatal(s, rc, &err);
 }
 
@@ -154,6 +156,8 @@ static void record_signed(shared *s, const char *hex, const char *key)
 		rc = db_set_signed(s->db, hex, key, &err);
 	if (rc == 0)
 		rc = db_commit(s->db, &err);
+	if (rc < 0)
+		db_rollback(s->db);
 	set_fatal(s, rc, &err);
 }
 

@@ -335,6 +335,14 @@ int db_commit(batch_db *db, ehelf_err *err)
 	return 0;
 }
 
+void db_rollback(batch_db *db)
+{
+	/* the texts of the abandoned transaction were never written */
+	db->npending = 0;
+	if (!sqlite3_get_autocommit(db->h))
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
 /* Does FP need its ruleset_texts row written in this transaction? */
 static bool text_needed(batch_db *db, uint64_t fp)
 {

@@ -46,6 +46,9 @@ void db_close(batch_db *db);
 
 int db_begin(batch_db *db, ehelf_err *err);
 int db_commit(batch_db *db, ehelf_err *err);
+/* Abandon the open transaction, if any (after a failed write: the next
+ * db_begin() can then start one). */
+void db_rollback(batch_db *db);
 
 /* The row of package M: its id, and whether a previous run finished it. */
 int db_package(batch_db *db, const pkg_meta *m, int64_t *id, bool *done,

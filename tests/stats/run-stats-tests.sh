@@ -221,6 +221,35 @@ if "$stats" --db "$db" --json >/dev/full 2>"$T/w.err"; then
 else
 	ok "writing to /dev/full: exit 1 ($(cut -c1-60 "$T/w.err"))"
 fi
+: >"$T/afile"
+set +e
+"$stats" --db "$db" --csv "$T/afile" >/dev/null 2>"$T/w.err"
+c_rc=$?
+set -e
+[ $c_rc = 1 ] && grep -q "not a directory" "$T/w.err" && [ ! -s "$T/afile" ] &&
+	ok "--csv naming a regular file: exit 1, saying it is not a directory" ||
+	bad "--csv naming a regular file: exit $c_rc, $(cat "$T/w.err")"
+
+echo "ehelf-stats: dates and sizes as a reader sees them"
+set +e
+SOURCE_DATE_EPOCH=99999999999999999999 "$stats" --db "$db" --json >"$T/sde.json" 2>"$T/sde.err"
+c_rc=$?
+set -e
+[ $c_rc = 0 ] && [ -s "$T/sde.json" ] &&
+	ok "SOURCE_DATE_EPOCH out of range: the present date instead (exit 0)" ||
+	bad "SOURCE_DATE_EPOCH out of range: exit $c_rc, $(cat "$T/sde.err")"
+# every ELF 1,046,064 bytes (1021.5 KiB): a package of one file shows it
+mkdir -p "$T/sized"
+sqlite3 "$db" ".backup '$T/sized/ehelf.sqlite'"
+sqlite3 "$T/sized/ehelf.sqlite" "UPDATE files SET size = 1046064"
+"$stats" --db "$T/sized/ehelf.sqlite" --html "$T/sizes.html"
+grep -q 'data-value="1046064"' "$T/sizes.html" ||
+	bad "the page has no cell of 1,046,064 bytes: the next check would prove nothing"
+if grep -Eq '>[0-9.]+e[+-][0-9]+ [KMGT]?i?B<' "$T/sizes.html"; then
+	bad "the page shows a size in scientific notation: $(grep -Eo '>[0-9.]+e[+-][0-9]+ [KMGT]?i?B<' "$T/sizes.html" | head -n 1)"
+else
+	ok "no size in scientific notation on the page"
+fi
 
 echo "ehelf-stats: usage"
 # usage_bad ARGS...: exit 2, a message on stderr, nothing on stdout
