@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +67,29 @@ static void *fetch_thread(void *arg)
 	return NULL;
 }
 
-__attribute__((constructor)) static void fetch_start(void)
+static bool fetching(void)
 {
 	const char *urls = secure_getenv("EHELF_URLS");
-	if (!urls || !urls[strspn(urls, " \t\n")])
+	return urls && urls[strspn(urls, " \t\n")];
+}
+
+/* Before every other constructor of the library (priority 101): the
+ * first initialisation of libcrypto decides whether OpenSSL registers its
+ * exit handler, and libehelf-unwind's space, built by a constructor of
+ * unwind_compat.c, may verify and hash eh_elfs, initialising it with the
+ * defaults.  Then a program exiting while the thread verifies had
+ * OpenSSL's cleanup free the locks under it (a crash at exit, 1 run in 4
+ * in the fetch tests). */
+__attribute__((constructor(101))) static void crypto_no_atexit(void)
+{
+	if (fetching())
+		OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
+__attribute__((constructor)) static void fetch_start(void)
+{
+	if (!fetching())
 		return;
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
