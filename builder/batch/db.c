@@ -226,7 +226,7 @@ static int check_schema(batch_db *db, bool ro, ehelf_err *err)
 	if (ro && v < DB_SCHEMA_VERSION)
 		return err_set(err, ERR_UNSUPPORTED, "%s: written by an older "
 			       "ehelf-batch (database version %d): run ehelf-batch "
-			       "on it once to upgrade it", db->path, v);
+			       "on its store once to migrate it", db->path, v);
 	if (ro)
 		return 0;
 	if (tables && v < DB_SCHEMA_VERSION && (rc = migrate(db, err)) < 0)

@@ -340,18 +340,7 @@ status=0
 
 echo "== a database of version 2 (before the statistics)"
 mkdir -p "$T/v2"
-sqlite3 "$T/v2/ehelf.sqlite" <"$here/schema-v2.sql" >/dev/null
-sqlite3 "$T/v2/ehelf.sqlite" "ATTACH '$T/s1/ehelf.sqlite' AS n;
-	INSERT INTO packages SELECT id, name, version, architecture, source, format,
-	       status, error, seconds FROM n.packages;
-	INSERT INTO files SELECT id, package_id, path, build_id, build_id_kind, size,
-	       text_bytes, eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes,
-	       ehelf_bytes, status, error FROM n.files;
-	INSERT INTO eh_elfs SELECT build_id, ehelf_bytes, code_bytes, table_bytes, fdes,
-	       rows, unique_rows, entries, unsupported_rows, compile_ms, sha256,
-	       abi_version, generator_version, NULL FROM n.eh_elfs;
-	INSERT INTO rule_kinds SELECT * FROM n.rule_kinds;
-	INSERT INTO fde_rows SELECT * FROM n.fde_rows"
+"$here/make-v2-db.sh" "$T/s1" "$T/v2/ehelf.sqlite"
 cp -al "$T/s1/.build-id" "$T/v2/"
 find "$T/v2/.build-id" -name '*.sig' -delete
 [ "$(q "$T/v2" "PRAGMA user_version")" = 2 ] &&

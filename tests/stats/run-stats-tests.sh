@@ -170,24 +170,13 @@ refused "$T/bad/v99.sqlite" 'written by a newer ehelf-batch \(version 99'
 	bad "the intact copy"
 
 echo "ehelf-stats: a database of version 2, migrated as the message says"
-# version 2 as ehelf-batch wrote it (tests/batch/schema-v2.sql), with the
+# version 2 as ehelf-batch wrote it (tests/batch/make-v2-db.sh), with the
 # rows of the fixtures' database that version had
 mkdir "$T/v2"
 src2=$T/v2src
 mkdir "$src2" && cp "$build/fixtures/zoo.so" "$build/fixtures/zoo-exec" "$src2/"
 make_db "$T/v2new" "$src2"
-sqlite3 "$T/v2/ehelf.sqlite" <"$here/../batch/schema-v2.sql" >/dev/null
-sqlite3 "$T/v2/ehelf.sqlite" "ATTACH '$T/v2new/ehelf.sqlite' AS n;
-	INSERT INTO packages SELECT id, name, version, architecture, source, format,
-	       status, error, seconds FROM n.packages;
-	INSERT INTO files SELECT id, package_id, path, build_id, build_id_kind, size,
-	       text_bytes, eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes,
-	       ehelf_bytes, status, error FROM n.files;
-	INSERT INTO eh_elfs SELECT build_id, ehelf_bytes, code_bytes, table_bytes, fdes,
-	       rows, unique_rows, entries, unsupported_rows, compile_ms, sha256,
-	       abi_version, generator_version, NULL FROM n.eh_elfs;
-	INSERT INTO rule_kinds SELECT * FROM n.rule_kinds;
-	INSERT INTO fde_rows SELECT * FROM n.fde_rows"
+"$here/../batch/make-v2-db.sh" "$T/v2new" "$T/v2/ehelf.sqlite"
 cp -a "$T/v2new/.build-id" "$T/v2/"
 refused "$T/v2/ehelf.sqlite" 'written by an older ehelf-batch \(version 2\): run ehelf-batch on its store once to migrate it and record the statistics'
 "$batch" --store "$T/v2" "$src2" >/dev/null 2>&1 || bad "ehelf-batch on the version-2 store"
