@@ -22,7 +22,7 @@
 /* The code generator's version, recorded with each eh_elf in the batch
  * database: bump it when the code generator's output changes for the same
  * input (ehelf-batch then rebuilds the eh_elfs of older versions). */
-#define EHELF_GENERATOR_VERSION 2
+#define EHELF_GENERATOR_VERSION 3
 
 typedef struct ehelf_unsupported {
 	uint32_t ruleset;

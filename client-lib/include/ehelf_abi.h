@@ -1,10 +1,10 @@
 /*
- * ehelf_abi.h - the eh_elf binary interface, version 3.
+ * ehelf_abi.h - the eh_elf binary interface, version 4.
  *
- * Version 3 (the entry points' contract is version 2's) changed what is
- * inside: the tables the entry points read, and no section headers
- * (docs/eh_elf.md); libehelf refuses older eh_elfs, which ehelf-batch
- * rebuilds.
+ * Versions 3 and 4 (the entry points' contract is version 2's) changed
+ * what is inside: the tables the entry points read and the code that
+ * reads them, and (3) no section headers (docs/eh_elf.md); libehelf
+ * refuses older eh_elfs, which ehelf-batch rebuilds.
  *
  * An eh_elf is a self-contained x86_64 ELF shared object (ET_DYN, no
  * DT_NEEDED, no relocations, no constructors, no TEXTREL, non-executable
@@ -76,7 +76,7 @@
 extern "C" {
 #endif
 
-#define EHELF_ABI_VERSION 3
+#define EHELF_ABI_VERSION 4
 #define EHELF_NOTE_NAME "ehelf"
 #define EHELF_NOTE_SOURCE 1
 #define EHELF_INFO_MAGIC 0x464c4845u /* "EHLF" */
