@@ -19,7 +19,14 @@
  *             where CPU time runs some 50 times slower)
  *   SECONDS   of this thread's CPU time
  * Prints one line: method workload samples rate-achieved(Hz) frames/sample
- * ns/frame(first sample excluded) ns/frame(first sample) frames(total).
+ * ns/frame(first sample excluded) ns/frame(first sample) frames(total)
+ * median-ns/frame check program-frames(total) ns/program-frame(first
+ * excluded) ns/program-frame(first sample).  Program frames are those from
+ * the interrupted pc outwards: what a profiler keeps.  The methods that
+ * start in the handler (unw_backtrace, the unw_step loop, ehelf_backtrace)
+ * also walk the handler's and the signal trampoline's frames, which
+ * ehelf_unwind_local, starting from the signal's context, does not: the
+ * same work per sample is compared only per program frame.
  * Each sample is timed with rdtsc around the unwind only; the TSC is
  * calibrated against CLOCK_MONOTONIC over the run.
  */
@@ -115,7 +122,7 @@ static __attribute__((noinline)) int cold_unwind(void *ucv, void **pcs)
 	return 0;
 }
 
-static uint32_t s_ticks[MAXS], s_frames[MAXS];
+static uint32_t s_ticks[MAXS], s_frames[MAXS], s_prog[MAXS];
 static volatile int nsamples;
 static void *pcs[MAXF];
 static volatile uintptr_t pcsum;
@@ -139,6 +146,15 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 	if (i < MAXS) {
 		s_ticks[i] = (uint32_t)(t1 - t0);
 		s_frames[i] = (uint32_t)(n > 0 ? n : 0);
+		/* the program's frames: from the interrupted pc (none if the
+		 * unwind did not reach it) */
+		uintptr_t ip = (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+		s_prog[i] = 0;
+		for (int j = 0; j < n; j++)
+			if ((uintptr_t)pcs[j] == ip) {
+				s_prog[i] = (uint32_t)(n - j);
+				break;
+			}
 		nsamples = i + 1;
 	}
 	if (n > 0)
@@ -322,10 +338,11 @@ int main(int argc, char **argv)
 	uint64_t tsc1 = __rdtscp(&aux);
 	double ns_per_tick = (m1 - m0) * 1e9 / (double)(tsc1 - tsc0);
 	int n = nsamples;
-	double ticks = 0, frames = 0;
+	double ticks = 0, frames = 0, prog = 0;
 	for (int i = 1; i < n; i++) {
 		ticks += s_ticks[i];
 		frames += s_frames[i];
+		prog += s_prog[i];
 	}
 	/* the median sample, as a check on outliers (ns per frame) */
 	static uint32_t per[MAXS];
@@ -334,10 +351,13 @@ int main(int argc, char **argv)
 		if (s_frames[i])
 			per[k++] = (uint32_t)(s_ticks[i] / s_frames[i]);
 	qsort(per, (size_t)k, sizeof *per, cmp_u32);
-	printf("%s %s %d %.0f %.2f %.1f %.1f %.0f %.1f %lu\n", mname, wname, n,
-	       n / (posix ? m1 - m0 : c1 - c0), n > 1 ? frames / (n - 1) : 0,
+	printf("%s %s %d %.0f %.2f %.1f %.1f %.0f %.1f %lu %.0f %.1f %.1f\n", mname,
+	       wname, n, n / (posix ? m1 - m0 : c1 - c0),
+	       n > 1 ? frames / (n - 1) : 0,
 	       frames ? ticks * ns_per_tick / frames : 0,
 	       n && s_frames[0] ? s_ticks[0] * ns_per_tick / s_frames[0] : 0,
-	       frames, k ? per[k / 2] * ns_per_tick : 0, (sum + pcsum) % 10);
+	       frames, k ? per[k / 2] * ns_per_tick : 0, (sum + pcsum) % 10,
+	       prog, prog ? ticks * ns_per_tick / prog : 0,
+	       n && s_prog[0] ? s_ticks[0] * ns_per_tick / s_prog[0] : 0);
 	return 0;
 }

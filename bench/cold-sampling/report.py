@@ -17,16 +17,22 @@ NAMES = {
 EHELF = ["eu-bt", "eu-step", "ne-bt", "ne-local"]
 WORK = ["zlib", "qsort", "sqlite", "cxx"]
 
-# rate name run | method workload samples hz frames/sample ns/frame first frames median check
+# rate name run | method workload samples hz frames/sample ns/frame first
+# frames median check program-frames ns/program-frame first(program)
+# Every figure is per program frame (from the interrupted pc outwards, see
+# cold_sampling.c): the methods starting in the handler walk 2-3 more
+# frames (handler, trampoline) per sample than ehelf_unwind_local.
 res = {}
 for line in open(os.path.join(d, "results")):
     f = line.split()
-    if len(f) < 12:
+    if len(f) < 16:
         continue
     rate, name, w = f[0], f[1], f[4]
+    samples = int(f[5])
     res.setdefault((rate, name, w), []).append(
-        dict(samples=int(f[5]), hz=float(f[6]), fps=float(f[7]),
-             ns=float(f[8]), first=float(f[9])))
+        dict(samples=samples, hz=float(f[6]), fps=float(f[7]),
+             pps=float(f[13]) / (samples - 1) if samples > 1 else 0,
+             ns=float(f[14]), first=float(f[15])))
 
 
 def fmt(v):
@@ -43,8 +49,9 @@ for rate in ["tick", maxrate]:
              else f"POSIX timer every {rate[4:]} us (the highest rate honoured)")
     hz = [x["hz"] for k, v in res.items() if k[0] == rate for x in v]
     print(f"\n-- {label}: achieved {min(hz):.0f}-{max(hz):.0f} samples/s")
-    print("ns per frame, median (min-max) over the runs, first sample excluded;"
-          " first unwind of the process (median); frames per sample")
+    print("ns per program frame (from the interrupted pc out), median (min-max)"
+          " over the runs, first sample excluded; first unwind of the process"
+          " (median); frames per sample: unwound / of the program")
     print(f"| method | " + " | ".join(WORK) + " | first unwind (" + ", ".join(WORK) + ") |")
     print("|---|" + "---|" * (len(WORK) + 1))
     for name in NAMES:
@@ -57,7 +64,8 @@ for rate in ["tick", maxrate]:
                 continue
             ns = [x["ns"] for x in r]
             cells.append(f"{fmt(statistics.median(ns))} ({fmt(min(ns))}-{fmt(max(ns))})"
-                         f" [{statistics.median(x['fps'] for x in r):.1f} f]")
+                         f" [{statistics.median(x['fps'] for x in r):.1f} /"
+                         f" {statistics.median(x['pps'] for x in r):.1f} f]")
             firsts.append(fmt(statistics.median(x["first"] for x in r)))
         print(f"| {NAMES[name]} | " + " | ".join(cells) + " | " + ", ".join(firsts) + " |")
 
@@ -114,21 +122,22 @@ if worst:
 
 cg = os.path.join(d, "cachegrind")
 if os.path.exists(cg):
-    print("\n-- cache misses per frame (valgrind's cache simulator, only the unwinds"
+    print("\n-- cache misses per program frame (valgrind's cache simulator, only the unwinds"
           " but the first; 20 ms of CPU time between samples under valgrind)")
     print("| method | workload | frames | Ir/frame | I1 misses | D1 read misses | D1 write misses | LL misses |")
     print("|---|---|---|---|---|---|---|---|")
     per = {}
     for line in open(cg):
         f = line.split()
-        # name w | method workload samples hz fps ns first frames median check | 9 events
+        # name w | method workload samples hz fps ns first frames median check
+        #   program-frames ns/program-frame first | 9 events
         # (callgrind leaves trailing zero counts out)
-        if len(f) < 13:
+        if len(f) < 16:
             print(f"| {NAMES.get(f[0], f[0])} | {f[1] if len(f) > 1 else '?'} | failed | | | | |")
             continue
         name, w = f[0], f[1]
-        frames = float(f[9])
-        ev = [float(x) for x in f[12:21]]  # Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+        frames = float(f[12])  # the program's
+        ev = [float(x) for x in f[15:24]]  # Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
         ev += [0.0] * (9 - len(ev))
         if frames <= 0:
             continue
