@@ -33,6 +33,11 @@ build=$(cd "${1:?usage: run-packaging-tests.sh BUILD}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 export TZ=UTC
+# the builds below (make deb, dpkg-buildpackage) are builds of their own:
+# under `make -jN` they would inherit make's jobserver descriptors, which
+# make closes for recipes not marked '+', and warn that it is unavailable
+# (which the "no warnings in the build log" check counts)
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 q() { sqlite3 "$1/ehelf.sqlite" "$2"; }
 field() { dpkg-deb -f "$1" "$2"; }
