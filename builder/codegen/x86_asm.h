@@ -145,4 +145,16 @@ void x86_pop(x86_asm *a, int r);
 void x86_movdqu_load(x86_asm *a, int xmm, x86_mem m);
 void x86_movdqu_store(x86_asm *a, x86_mem m, int xmm);
 
+/* SSE2 byte compares (the lookup's offsets; xmm registers 0-15) */
+void x86_movd_xr(x86_asm *a, int xmm, int r);           /* movd xmm, r32 */
+void x86_pshufd(x86_asm *a, int dst, int src, uint8_t order);
+void x86_pcmpgtb(x86_asm *a, int dst, int src);         /* signed bytes */
+void x86_pmovmskb(x86_asm *a, int r, int xmm);          /* pmovmskb r32, xmm */
+
+/* bits (64-bit) */
+void x86_bts_rr(x86_asm *a, int r, int bit);            /* bts r, bit */
+/* tzcnt dst, src: runs as bsf where BMI1 is missing, which gives the same
+ * result when src is not 0 */
+void x86_tzcnt_rr(x86_asm *a, int dst, int src);
+
 #endif
