@@ -39,7 +39,7 @@ enum {
 	/* an entry's rule byte when its rule set's index does not fit in
 	 * it (see entry_gen.c), and the blocks escaped entries are ranked in */
 	LT_ESCAPE = 0xff,
-	LT_ESC_BLOCK_BITS = 5,
+	LT_ESC_BLOCK_BITS = 7,
 	LT_ESC_BLOCK = 1 << LT_ESC_BLOCK_BITS,
 };
 
