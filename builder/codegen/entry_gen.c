@@ -537,7 +537,8 @@ static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 /* The body of each rule set: a shape (shared) or its own. */
 typedef struct rs_code {
 	uint32_t shape;        /* index in the shape list */
-	uint32_t params_off;   /* byte offset in the params area */
+	uint32_t params_off;   /* its first parameter's index in the params
+				* area (in bytes once written) */
 	bool summarised;       /* no remote body: the remote entry applies
 				* its summary */
 } rs_code;
@@ -593,6 +594,41 @@ static size_t summarised_rulesets(const ruleset_table *rs)
 	for (size_t i = 1; i < rs->n; i++)
 		n += ruleset_summary(&rs->v[i]) != 0;
 	return n;
+}
+
+/* Parameters all in int16's range (NP < 0: none). */
+static bool fits16(const int32_t *p, int np)
+{
+	for (int k = 0; k < np; k++)
+		if (p[k] < INT16_MIN || p[k] > INT16_MAX)
+			return false;
+	return true;
+}
+
+/* Whether the file's parameters are int16 (gen_ctx.params16): when the
+ * rule sets whose parameters do not fit (frames of 32 KiB and more: 0 to
+ * 21 of libc's, libLLVM's and Mesa's) are few enough that bodies of their
+ * own, about PARAMS16_BODY bytes each, cost less than the halved
+ * parameters save.  Rule sets without a body (interp_local) do not
+ * count. */
+enum { PARAMS16_BODY = 256 };
+
+static bool use_params16(const ruleset_table *rs, bool interp_local)
+{
+	size_t saved = 0, cost = 0;
+	for (size_t i = 1; i < rs->n; i++) {
+		if (interp_local && ruleset_summary(&rs->v[i]) != 0)
+			continue;
+		int32_t p[BODY_MAX_PARAMS];
+		int np = body_params(&rs->v[i], p);
+		if (np < 0)
+			continue;
+		if (fits16(p, np))
+			saved += 2 * (size_t)np;
+		else
+			cost += PARAMS16_BODY;
+	}
+	return cost < saved;
 }
 
 typedef struct use {
@@ -694,12 +730,15 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	if (rc == 0 && !slot)
 		rc = ERR_NOMEM;
 	size_t nsh = 0, nparams = 0;
+	bool params16 = use_params16(rs, tb.interp_local);
 	for (size_t i = 1; i < rs->n && rc == 0; i++) {
 		code[i].summarised = ruleset_summary(&rs->v[i]) != 0;
 		if (code[i].summarised && tb.interp_local)
 			continue; /* no body, record or parameters at all */
 		int32_t p[BODY_MAX_PARAMS];
 		int np = body_params(&rs->v[i], p);
+		if (params16 && !fits16(p, np))
+			np = -1; /* a body of its own */
 		size_t si = nsh;
 		if (np >= 0) {
 			ruleset key;
@@ -723,7 +762,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		}
 		code[i].shape = (uint32_t)si;
 		sh[si].remote |= !code[i].summarised;
-		code[i].params_off = (uint32_t)(nparams * 4);
+		code[i].params_off = (uint32_t)nparams; /* in parameters, for now */
 		if (np > 0) {
 			memcpy(params + nparams, p, (size_t)np * sizeof *p);
 			nparams += (size_t)np;
@@ -740,6 +779,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		rc = ERR_NOMEM;
 	gen_ctx gl = make_ctx(a, GEN_LOCAL);
 	gen_ctx gr = make_ctx(a, GEN_REMOTE);
+	gl.params16 = gr.params16 = params16;
 	int l_local = x86_label(a), l_remote = x86_label(a);
 	int l_describe = x86_label(a);
 	if (rc == 0) {
@@ -861,10 +901,15 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		/* summarised: no remote body (the entry applies the summary) */
 		x86_u32(a, sum ? 0 :
 			(uint32_t)(int32_t)(x86_label_offset(a, s->label[1]) - here));
-		x86_u32(a, code[i].params_off);
+		x86_u32(a, code[i].params_off * (params16 ? 2 : 4));
 	}
 	x86_bind(a, tb.params);
-	x86_bytes(a, params, nparams * sizeof *params);
+	for (size_t k = 0; k < nparams; k++) {
+		if (params16)
+			x86_bytes(a, &(int16_t){ (int16_t)params[k] }, 2);
+		else
+			x86_bytes(a, &params[k], 4);
+	}
 	x86_bind(a, tb.entry_offsets);
 	for (size_t i = 0; i < t->nentries + LT_VEC; i++) /* LT_VEC read at a time */
 		x86_u8(a, t->off[i] ^ 0x80);

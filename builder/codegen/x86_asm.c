@@ -194,6 +194,7 @@ void x86_mov_load32(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x8
 void x86_mov_store32(x86_asm *a, x86_mem m, int src) { op_mem(a, 0, false, OP(0x89), src, m, 0, false); }
 void x86_movzx_load8(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x0f, 0xb6), dst, m, 0, false); }
 void x86_movzx_load16(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x0f, 0xb7), dst, m, 0, false); }
+void x86_movsx_load16(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x0f, 0xbf), dst, m, 0, false); }
 void x86_movsxd_load(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x63), dst, m, 0, false); }
 void x86_lea(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x8d), dst, m, 0, false); }
 

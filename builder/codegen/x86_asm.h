@@ -96,6 +96,7 @@ void x86_mov_load32(x86_asm *a, int dst, x86_mem m);    /* mov dst32, [m] (zero-
 void x86_mov_store32(x86_asm *a, x86_mem m, int src);   /* mov [m], src32 */
 void x86_movzx_load8(x86_asm *a, int dst, x86_mem m);   /* movzx dst, byte [m] */
 void x86_movzx_load16(x86_asm *a, int dst, x86_mem m);  /* movzx dst, word [m] */
+void x86_movsx_load16(x86_asm *a, int dst, x86_mem m);  /* movsx dst, word [m] */
 void x86_movsxd_load(x86_asm *a, int dst, x86_mem m);   /* movsxd dst, dword [m] */
 void x86_lea(x86_asm *a, int dst, x86_mem m);
 void x86_mov_rr(x86_asm *a, int dst, int src);

@@ -91,6 +91,7 @@ static void emit_all(void)
 			x86_movzx_load8(&a, r, m); T("movzx %s, BYTE PTR %s", R32[r], mem(m));
 			x86_movzx_load16(&a, r, m); T("movzx %s, WORD PTR %s", R32[r], mem(m));
 			x86_movsxd_load(&a, r, m); T("movsxd %s, DWORD PTR %s", R64[r], mem(m));
+			x86_movsx_load16(&a, r, m); T("movsx %s, WORD PTR %s", R64[r], mem(m));
 			x86_imul_rm(&a, r, m); T("imul %s, QWORD PTR %s", R64[r], mem(m));
 			for (size_t k = 0; k < sizeof alus / sizeof alus[0]; k++) {
 				x86_alu_rr(&a, alus[k], r, b); T("%s %s, %s", alu[alus[k]], R64[r], R64[b]);
