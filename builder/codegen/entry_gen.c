@@ -22,7 +22,7 @@ typedef struct tables {
 	int byte_ones;          /* 0x0101010101010101: each byte 1 */
 	int byte_top_bits;      /* 0x8080808080808080: each byte's top bit */
 	int byte_low_bits;      /* 0x7f7f7f7f7f7f7f7f: the others */
-	unsigned page_stride;   /* 4 + (subpages + 1) * cnt_width */
+	unsigned page_stride;   /* lookup_table.stride */
 	unsigned cnt_width;     /* 1 or 2 */
 	bool escapes;           /* more than 255 rule sets: entries of rule
 				 * sets numbered 255 and up are escaped */
@@ -98,8 +98,8 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
 	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage s */
 	if (tb->cnt_width == 1) {
-		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 4));
-		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 5));
+		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 3));
+		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 4));
 	} else {
 		x86_movzx_load16(a, RDX, MI(R10, RCX, 2, 4));
 		x86_movzx_load16(a, R11, MI(R10, RCX, 2, 6));

@@ -98,10 +98,10 @@ static void choose_pages(lookup_table *t, const entries *e, uint64_t base)
 	t->page_bits = LT_PAGE_BITS;
 	t->cnt_width = 2;
 	for (unsigned bits = LT_PAGE_BITS; bits >= LT_MIN_PAGE_BITS; bits--) {
-		if (densest(e, base, bits) > 0xff)
+		if (e->n >= LT_FIRST1_LIMIT || densest(e, base, bits) > 0xff)
 			continue;
 		uint64_t pages = (end >> bits) + 1;
-		uint64_t cost = pages * (4 + (1u << (bits - LT_SUB_BITS)) + 1);
+		uint64_t cost = pages * (4 + (1u << (bits - LT_SUB_BITS)));
 		if (cost < best) {
 			best = cost;
 			t->page_bits = bits;
@@ -109,17 +109,18 @@ static void choose_pages(lookup_table *t, const entries *e, uint64_t base)
 		}
 	}
 	t->subpages = 1u << (t->page_bits - LT_SUB_BITS);
-	t->stride = 4 + (t->subpages + 1) * t->cnt_width;
+	t->stride = t->cnt_width == 1 ? 4 + t->subpages : 4 + 2 * (t->subpages + 1);
 }
 
 /* Page P's record (see lookup_table.h) into REC. */
 static void encode_page(const lookup_table *t, uint32_t p, uint8_t *rec)
 {
 	const uint16_t *c = &t->cnt[(size_t)p * (t->subpages + 1)];
-	memcpy(rec, &t->page_first[p], 4);
+	memcpy(rec, &t->page_first[p], 4); /* with one-byte counts, its top
+					     * byte is 0: cnt[0] */
 	for (unsigned s = 0; s <= t->subpages; s++) {
 		if (t->cnt_width == 1)
-			rec[4 + s] = (uint8_t)c[s];
+			rec[3 + s] = (uint8_t)c[s];
 		else
 			memcpy(rec + 4 + 2 * s, &c[s], 2);
 	}
@@ -131,7 +132,7 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 	t->page_bits = LT_PAGE_BITS;
 	t->subpages = LT_SUBPAGES;
 	t->cnt_width = 1;
-	t->stride = 4 + LT_SUBPAGES + 1;
+	t->stride = 4 + LT_SUBPAGES;
 	entries e = { 0 };
 	int rc = make_entries(&e, iv, n, &t->overlaps);
 	if (rc < 0) {
@@ -226,8 +227,8 @@ uint32_t lt_lookup(const lookup_table *t, uint64_t pc)
 		i = word + c[0];
 		n = (size_t)(c[1] - c[0]);
 	} else {
-		i = word + rec[4 + s];
-		n = (size_t)(rec[5 + s] - rec[4 + s]);
+		i = word + rec[3 + s];
+		n = (size_t)(rec[4 + s] - rec[3 + s]);
 	}
 	/* the count of the subpage's offsets <= o (they are sorted) */
 	size_t end = i + n;

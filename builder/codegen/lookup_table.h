@@ -15,14 +15,17 @@
  * found among the cnt[s+1] - cnt[s] entries from index first + cnt[s]
  * (LT_VEC offsets are compared at once, as one SSE2 vector), or else it is
  * the entry just before them.  rec[] holds the page records as the
- * generated code reads them: `first` (4 bytes), then cnt[0..S].
+ * generated code reads them: `first` (4 bytes, little-endian), then
+ * cnt[0..S] in one or two bytes each.  With one-byte counts, `first` is
+ * under 2^24 and its top byte is cnt[0] = 0: cnt[s] is at rec + 3 + s.
  *
  * Cost: 1 byte of offset and 1 rule byte per entry (see entry_gen.c); a
- * page record of 4 + S + 1 bytes (21 per 4 KiB page).  The counts take
- * one byte each when every page has fewer than 256 entries: the page size
- * is the one of 512 bytes to 4 KiB for which that holds and the records
- * take the fewest bytes (dense code, as in libLLVM, needs smaller pages);
- * else 4 KiB pages with two-byte counts.
+ * page record of 4 + S bytes (20 per 4 KiB page, 8 per KiB).  The counts
+ * take one byte each when every page has fewer than 256 entries (and the
+ * file fewer than 2^24): the page size is the one of 512 bytes to 4 KiB
+ * for which that holds and the records take the fewest bytes (dense code,
+ * as in libLLVM, needs smaller pages); else 4 KiB pages with two-byte
+ * counts after `first`.
  */
 #ifndef EHELF_CODEGEN_LOOKUP_TABLE_H
 #define EHELF_CODEGEN_LOOKUP_TABLE_H
@@ -36,6 +39,7 @@ enum {
 	LT_SUB_BITS = 8,
 	LT_SUBPAGES = 1 << (LT_PAGE_BITS - LT_SUB_BITS), /* at most */
 	LT_VEC = 16,             /* offsets compared at once (off[] padding) */
+	LT_FIRST1_LIMIT = 1 << 24, /* entries, for one-byte counts */
 	/* an entry's rule byte when its rule set's index does not fit in
 	 * it (see entry_gen.c), and the blocks escaped entries are ranked in */
 	LT_ESCAPE = 0xff,
@@ -57,7 +61,7 @@ typedef struct lookup_table {
 	uint32_t *page_first;  /* npages + 1 */
 	uint16_t *cnt;         /* npages * (subpages + 1) */
 	unsigned cnt_width;    /* 1 if every page has < 256 entries, else 2 */
-	unsigned stride;       /* bytes per page record: 4 + (S + 1) * cnt_width */
+	unsigned stride;       /* bytes per page record: 4 + S, or 4 + 2 (S + 1) */
 	uint8_t *rec;          /* npages * stride: the page records */
 	uint8_t *off;          /* nentries (+ LT_VEC bytes of padding) */
 	uint32_t *rule;        /* nentries */
