@@ -62,7 +62,7 @@ static void emit_copy(x86_asm *a, int in, int out)
  * pc in RAX -> rule-set index in RCX (>= 1), or a jump to NOT_COVERED;
  * with escapes, KEEP receives the entry's number for the escape stub,
  * which index LT_ESCAPE dispatches to (see emit_esc_find).
- * Clobbers RAX, RCX, RDX, RBX, R10, R11, XMM0-2.  Inlined in each
+ * Clobbers RAX, RCX, RDX, RBX, R10, R11, XMM0, XMM1.  Inlined in each
  * entry point: a shared subroutine saves 480 bytes but its call and
  * return cost about 1 ns a step (measured), so only small files have one
  * (emit_lookup).  See lookup_table.h: the page record gives the subpage's
@@ -80,7 +80,7 @@ static void emit_copy(x86_asm *a, int in, int out)
 static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 			       const tables *tb, int not_covered, int keep)
 {
-	int l_slow = x86_label(a), l_last = x86_label(a), l_scan = x86_label(a);
+	int l_cmp = x86_label(a), l_slow = x86_label(a), l_scan = x86_label(a);
 	int l_found = x86_label(a);
 	if (t->base) {
 		x86_mov_ri(a, R10, t->base);
@@ -97,42 +97,28 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_mov_rr(a, RCX, RAX);
 	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
 	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage s */
-	int w = t->wrap; /* the record's first byte: wrap's subpage */
 	if (tb->cnt_width == 1) {
-		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 3 + w));
-		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 4 + w));
+		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 3));
+		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 4));
 	} else {
 		x86_movzx_load16(a, RDX, MI(R10, RCX, 2, 4));
 		x86_movzx_load16(a, R11, MI(R10, RCX, 2, 6));
 	}
-	x86_alu32_rr(a, ALU_SUB, R11, RDX);             /* n (wrap: mod 256) */
-	x86_mov_load32(a, RBX, M(R10, w));
-	x86_alu32_rr(a, ALU_ADD, RDX, RBX);             /* i0 (wrap: before) */
+	x86_alu32_rr(a, ALU_SUB, R11, RDX);             /* n */
+	x86_mov_load32(a, RBX, M(R10, 0));
+	x86_alu32_rr(a, ALU_ADD, RDX, RBX);             /* i0 */
 	x86_movzx8_rr(a, RAX, RAX);
 	x86_alu32_ri(a, ALU_XOR, RAX, 0x80);
 	x86_imul_ri(a, RAX, RAX, 0x01010101);
 	x86_movd_xr(a, 1, RAX);
 	x86_pshufd(a, 1, 1, 0);                         /* o ^ 0x80, each byte */
-	if (w) { /* flags: s >= w, kept through the vector code below */
-		x86_movzx_load8(a, RBX, M(R10, 0));
-		x86_alu32_rr(a, ALU_CMP, RCX, RBX);
-	}
 	x86_lea(a, R10, MRIP(tb->entry_offsets));
+	x86_bind(a, l_cmp);
 	x86_movdqu_load(a, 0, MI(R10, RDX, 1, 0));
 	x86_pcmpgtb(a, 0, 1);
 	x86_pmovmskb(a, RCX, 0);                        /* offsets > o */
-	if (w) { /* both candidates loaded at once, one chosen: the wrap's
-		  * test stays off the loads' path */
-		x86_movdqu_load(a, 2, MI(R10, RDX, 1, 256));
-		x86_pcmpgtb(a, 2, 1);
-		x86_pmovmskb(a, RAX, 2);
-		x86_cmov(a, CC_AE, RCX, RAX);
-		x86_lea(a, RBX, M(RDX, 256));
-		x86_cmov(a, CC_AE, RDX, RBX);           /* i0 */
-	}
 	x86_alu32_ri(a, ALU_CMP, R11, LT_VEC);
 	x86_jcc8(a, CC_A, l_slow);
-	x86_bind(a, l_last);
 	x86_bts_rr(a, RCX, R11);                        /* at most n */
 	x86_bind(a, l_scan);
 	x86_tzcnt_rr(a, RCX, RCX);                      /* entries <= o */
@@ -148,21 +134,11 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	/* n > LT_VEC (dense code): the answer is among these offsets unless
 	 * none is above o; else the next ones */
 	x86_bind(a, l_slow);
-	if (w) { /* n mod 256 (the subpage where the count wraps) */
-		x86_movzx8_rr(a, R11, R11);
-		x86_alu32_ri(a, ALU_CMP, R11, LT_VEC);
-		x86_jcc8(a, CC_BE, l_last);
-	}
 	x86_test_rr(a, RCX, RCX);
 	x86_jcc8(a, CC_NE, l_scan);
 	x86_alu32_ri(a, ALU_ADD, RDX, LT_VEC);
 	x86_alu32_ri(a, ALU_SUB, R11, LT_VEC);
-	x86_movdqu_load(a, 0, MI(R10, RDX, 1, 0));
-	x86_pcmpgtb(a, 0, 1);
-	x86_pmovmskb(a, RCX, 0);
-	x86_alu32_ri(a, ALU_CMP, R11, LT_VEC);
-	x86_jcc8(a, CC_BE, l_last);
-	x86_jmp8(a, l_slow);
+	x86_jmp8(a, l_cmp);
 	x86_bind(a, l_found);
 }
 
@@ -935,9 +911,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			x86_bytes(a, &params[k], 4);
 	}
 	x86_bind(a, tb.entry_offsets);
-	/* LT_VEC read at a time; with wrap, from 256 further too */
-	size_t noff = t->nentries + LT_VEC + (t->wrap ? LT_WRAP_PAD : 0);
-	for (size_t i = 0; i < noff; i++)
+	for (size_t i = 0; i < t->nentries + LT_VEC; i++) /* LT_VEC read at a time */
 		x86_u8(a, t->off[i] ^ 0x80);
 	x86_bind(a, tb.entry_rules);
 	for (size_t i = 0; i < t->nentries; i++) {

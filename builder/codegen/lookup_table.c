@@ -89,50 +89,33 @@ static size_t densest(const entries *e, uint64_t base, unsigned bits)
 }
 
 /* The page size: the one whose records take the fewest bytes with
- * one-byte counts (every page under 256 entries, or under 512 with
- * wrap), else 4 KiB with two-byte counts.  Sets page_bits, subpages,
- * cnt_width, wrap, stride. */
+ * one-byte counts (every page under 256 entries), else 4 KiB with
+ * two-byte counts.  Sets page_bits, subpages, cnt_width, stride. */
 static void choose_pages(lookup_table *t, const entries *e, uint64_t base)
 {
 	uint64_t end = e->v[e->n - 1].addr - base;
 	uint64_t best = UINT64_MAX;
-	bool one = e->n < LT_FIRST1_LIMIT - 512;
-	/* wrap: a subpage's count is the difference of two bytes mod 256 */
-	bool wrap_ok = one && densest(e, base, LT_SUB_BITS) <= 0xff;
 	t->page_bits = LT_PAGE_BITS;
 	t->cnt_width = 2;
-	t->wrap = false;
 	for (unsigned bits = LT_PAGE_BITS; bits >= LT_MIN_PAGE_BITS; bits--) {
-		size_t most = densest(e, base, bits);
-		bool wrap = most > 0xff;
-		if (!one || (wrap && (!wrap_ok || most > 0x1ff)))
+		if (e->n >= LT_FIRST1_LIMIT || densest(e, base, bits) > 0xff)
 			continue;
 		uint64_t pages = (end >> bits) + 1;
-		uint64_t cost = pages * (4 + wrap + (1u << (bits - LT_SUB_BITS))) +
-				(wrap ? LT_WRAP_PAD : 0);
+		uint64_t cost = pages * (4 + (1u << (bits - LT_SUB_BITS)));
 		if (cost < best) {
 			best = cost;
 			t->page_bits = bits;
 			t->cnt_width = 1;
-			t->wrap = wrap;
 		}
 	}
 	t->subpages = 1u << (t->page_bits - LT_SUB_BITS);
-	t->stride = t->cnt_width == 1 ? 4 + t->wrap + t->subpages :
-		    4 + 2 * (t->subpages + 1);
+	t->stride = t->cnt_width == 1 ? 4 + t->subpages : 4 + 2 * (t->subpages + 1);
 }
 
 /* Page P's record (see lookup_table.h) into REC. */
 static void encode_page(const lookup_table *t, uint32_t p, uint8_t *rec)
 {
 	const uint16_t *c = &t->cnt[(size_t)p * (t->subpages + 1)];
-	if (t->wrap) {
-		unsigned first_wrap = 0xff;
-		for (unsigned s = t->subpages; s > 0; s--)
-			if (c[s - 1] > 0xff)
-				first_wrap = s - 1;
-		*rec++ = (uint8_t)first_wrap;
-	}
 	memcpy(rec, &t->page_first[p], 4); /* with one-byte counts, its top
 					     * byte is 0: cnt[0] */
 	for (unsigned s = 0; s <= t->subpages; s++) {
@@ -171,7 +154,7 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 	t->page_first = malloc(((size_t)t->npages + 1) * sizeof *t->page_first);
 	t->cnt = calloc((size_t)t->npages * (nsub + 1), sizeof *t->cnt);
 	t->rec = calloc((size_t)t->npages * t->stride + 1, 1);
-	t->off = calloc(e.n + LT_VEC + LT_WRAP_PAD, 1);
+	t->off = calloc(e.n + LT_VEC, 1);
 	t->rule = malloc((e.n ? e.n : 1) * sizeof *t->rule);
 	if (!t->page_first || (!t->cnt && t->npages) || !t->rec || !t->off ||
 	    !t->rule) {
@@ -235,7 +218,6 @@ uint32_t lt_lookup(const lookup_table *t, uint64_t pc)
 	unsigned s = (unsigned)(x >> LT_SUB_BITS) & (t->subpages - 1);
 	unsigned o = (unsigned)x & ((1u << LT_SUB_BITS) - 1);
 	const uint8_t *rec = t->rec + p * t->stride;
-	unsigned first_wrap = t->wrap ? *rec++ : 0xff;
 	uint32_t word;
 	memcpy(&word, rec, 4);
 	size_t i, n;
@@ -245,8 +227,8 @@ uint32_t lt_lookup(const lookup_table *t, uint64_t pc)
 		i = word + c[0];
 		n = (size_t)(c[1] - c[0]);
 	} else {
-		i = word + rec[3 + s] + (s >= first_wrap ? 256 : 0);
-		n = (uint8_t)(rec[4 + s] - rec[3 + s]);
+		i = word + rec[3 + s];
+		n = (size_t)(rec[4 + s] - rec[3 + s]);
 	}
 	/* the count of the subpage's offsets <= o (they are sorted) */
 	size_t end = i + n;

@@ -18,24 +18,18 @@
  * generated code reads them: `first` (4 bytes, little-endian), then
  * cnt[0..S] in one or two bytes each.  With one-byte counts, `first` is
  * under 2^24 and its top byte is cnt[0] = 0: cnt[s] is at rec + 3 + s.
- * With `wrap` (one-byte counts, pages of up to 511 entries), the counts
- * are mod 256 (a subpage's, the difference of two, is under 256) and the
- * record starts with one more byte, w: the first subpage whose cnt is 256
- * or more (0xff if none), so that subpage s's entries start at first +
- * cnt[s] mod 256 + 256 * (s >= w).
  *
  * Cost: 1 byte of offset and 1 rule byte per entry (see entry_gen.c); a
- * page record of 4 + S bytes (20 per 4 KiB page, 8 per KiB), 5 + S with
- * wrap.  The page size and wrap are chosen per file as the pair whose
- * records take the fewest bytes, among those with one-byte counts (pages
- * of fewer than 256 entries, 512 with wrap, and files of fewer than 2^24
- * - 512); dense code, as in libLLVM, needs smaller pages or wrap.  Else 4
- * KiB pages with two-byte counts after `first`.
+ * page record of 4 + S bytes (20 per 4 KiB page, 8 per KiB).  The counts
+ * take one byte each when every page has fewer than 256 entries (and the
+ * file fewer than 2^24): the page size is the one of 512 bytes to 4 KiB
+ * for which that holds and the records take the fewest bytes (dense code,
+ * as in libLLVM, needs smaller pages); else 4 KiB pages with two-byte
+ * counts after `first`.
  */
 #ifndef EHELF_CODEGEN_LOOKUP_TABLE_H
 #define EHELF_CODEGEN_LOOKUP_TABLE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,7 +40,6 @@ enum {
 	LT_SUBPAGES = 1 << (LT_PAGE_BITS - LT_SUB_BITS), /* at most */
 	LT_VEC = 16,             /* offsets compared at once (off[] padding) */
 	LT_FIRST1_LIMIT = 1 << 24, /* entries, for one-byte counts */
-	LT_WRAP_PAD = 256,       /* more off[] padding with wrap */
 	/* an entry's rule byte when its rule set's index does not fit in
 	 * it (see entry_gen.c), and the blocks escaped entries are ranked in */
 	LT_ESCAPE = 0xff,
@@ -67,13 +60,10 @@ typedef struct lookup_table {
 	uint32_t npages;
 	uint32_t *page_first;  /* npages + 1 */
 	uint16_t *cnt;         /* npages * (subpages + 1) */
-	unsigned cnt_width;    /* 1: one-byte counts, 2: two-byte counts */
-	bool wrap;             /* one-byte counts mod 256, pages up to 511 */
-	unsigned stride;       /* bytes per page record: 4 + S (5 + S with
-				* wrap), or 4 + 2 (S + 1) */
+	unsigned cnt_width;    /* 1 if every page has < 256 entries, else 2 */
+	unsigned stride;       /* bytes per page record: 4 + S, or 4 + 2 (S + 1) */
 	uint8_t *rec;          /* npages * stride: the page records */
-	uint8_t *off;          /* nentries (+ LT_VEC + LT_WRAP_PAD bytes of
-				* padding) */
+	uint8_t *off;          /* nentries (+ LT_VEC bytes of padding) */
 	uint32_t *rule;        /* nentries */
 	size_t nentries;
 	uint32_t max_rule;
