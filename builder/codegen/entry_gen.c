@@ -10,15 +10,18 @@
 
 /*
  * Blob layout: [local entry][remote entry][read helper][bodies, local then
- * remote] [ehelf_info][constants][page records][rule records][params]
- * [entry offsets][entry rule indexes].
+ * remote] [ehelf_info][constants (escapes only)][page records][rule-set
+ * words][rule records][params][entry offsets][entry rule bytes][escape
+ * ranks and indexes].
  *
  * Rule record (12 bytes): int32 local body - record, int32 remote body -
- * record, uint32 params - params base.
+ * record, uint32 params - params base.  Parameters are int16 or int32 for
+ * the whole file (gen_ctx.params16).
  */
 typedef struct tables {
 	/* labels of the blob's tables */
 	int pages, entry_offsets, entry_rules, records, params, summaries;
+	/* the escape routine's byte counts (emit_count_zero_bytes) */
 	int byte_ones;          /* 0x0101010101010101: each byte 1 */
 	int byte_top_bits;      /* 0x8080808080808080: each byte's top bit */
 	int byte_low_bits;      /* 0x7f7f7f7f7f7f7f7f: the others */
@@ -178,7 +181,7 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
  * LT_ESC_BLOCK * b, the block's bytes before this entry add the rest, and
  * esc_rules holds their indexes in entry order.  Entries of the 255 most
  * used rule sets are not escaped: 99% of them on this machine's
- * libraries, so the routine's cost (a count over up to 31 bytes, eight
+ * libraries, so the routine's cost (a count over up to 127 bytes, eight
  * at a time) is rare.
  */
 /* RBX += the number of zero bytes of R11 (clobbers RCX): with x = R11,
