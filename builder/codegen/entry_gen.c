@@ -26,7 +26,7 @@ typedef struct tables {
 	int byte_top_bits;      /* 0x8080808080808080: each byte's top bit */
 	int byte_low_bits;      /* 0x7f7f7f7f7f7f7f7f: the others */
 	unsigned page_stride;   /* lookup_table.stride */
-	int dense;              /* the dense pages' records */
+	unsigned cnt_width;     /* 1 or 2 */
 	bool escapes;           /* more than 255 rule sets: entries of rule
 				 * sets numbered 255 and up are escaped */
 	int esc_rank, esc_rules, esc_find;  /* their tables and routine */
@@ -84,7 +84,6 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 			       const tables *tb, int not_covered, int keep)
 {
 	int l_cmp = x86_label(a), l_slow = x86_label(a), l_scan = x86_label(a);
-	int l_dense = x86_label(a), l_counted = x86_label(a);
 	int l_found = x86_label(a);
 	if (t->base) {
 		x86_mov_ri(a, R10, t->base);
@@ -101,14 +100,16 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_mov_rr(a, RCX, RAX);
 	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
 	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage s */
-	x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 3));
-	x86_movzx_load8(a, R11, MI(R10, RCX, 1, 4));
+	if (tb->cnt_width == 1) {
+		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 3));
+		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 4));
+	} else {
+		x86_movzx_load16(a, RDX, MI(R10, RCX, 2, 4));
+		x86_movzx_load16(a, R11, MI(R10, RCX, 2, 6));
+	}
 	x86_alu32_rr(a, ALU_SUB, R11, RDX);             /* n */
 	x86_mov_load32(a, RBX, M(R10, 0));
-	x86_test32_ri(a, RBX, LT_DENSE);
-	x86_jcc(a, CC_NE, l_dense);
 	x86_alu32_rr(a, ALU_ADD, RDX, RBX);             /* i0 */
-	x86_bind(a, l_counted);
 	x86_movzx8_rr(a, RAX, RAX);
 	x86_alu32_ri(a, ALU_XOR, RAX, 0x80);
 	x86_imul_ri(a, RAX, RAX, 0x01010101);
@@ -141,17 +142,6 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_alu32_ri(a, ALU_ADD, RDX, LT_VEC);
 	x86_alu32_ri(a, ALU_SUB, R11, LT_VEC);
 	x86_jmp8(a, l_cmp);
-	/* a dense page: its two-byte counts */
-	x86_bind(a, l_dense);
-	x86_alu32_ri(a, ALU_AND, RBX, (int32_t)~LT_DENSE);
-	x86_lea(a, R10, MRIP(tb->dense));
-	x86_alu_rr(a, ALU_ADD, R10, RBX);
-	x86_movzx_load16(a, RDX, MI(R10, RCX, 2, 4));
-	x86_movzx_load16(a, R11, MI(R10, RCX, 2, 6));
-	x86_alu32_rr(a, ALU_SUB, R11, RDX);             /* n */
-	x86_mov_load32(a, RBX, M(R10, 0));
-	x86_alu32_rr(a, ALU_ADD, RDX, RBX);             /* i0 */
-	x86_jmp(a, l_counted);
 	x86_bind(a, l_found);
 }
 
@@ -708,7 +698,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		.summaries = x86_label(a),
 		.byte_ones = x86_label(a), .byte_top_bits = x86_label(a),
 		.byte_low_bits = x86_label(a),
-		.dense = x86_label(a),
+		.cnt_width = t->cnt_width,
 		.page_stride = t->stride,
 		.escapes = rs->n > 256,
 		/* small files: the local entry applies summaries too (about
@@ -873,8 +863,6 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	x86_bind(a, tb.pages);
 	x86_bytes(a, t->rec, (size_t)t->npages * t->stride);
-	x86_bind(a, tb.dense);
-	x86_bytes(a, t->dense, t->dense_size);
 	x86_align(a, 8, 0);
 	/* one word per rule set (in the new numbering): its summary, or its
 	 * index * 2 */

@@ -74,61 +74,56 @@ static int make_entries(entries *e, lt_interval *iv, size_t n, uint64_t *overlap
 	return rc;
 }
 
-/* Pages of 2^BITS bytes from BASE with more than 255 entries. */
-static size_t dense_pages(const entries *e, uint64_t base, unsigned bits)
+/* The densest page of 2^BITS bytes from BASE: its number of entries. */
+static size_t densest(const entries *e, uint64_t base, unsigned bits)
 {
-	size_t dense = 0, run = 0;
+	size_t best = 0, run = 0;
 	uint64_t page = UINT64_MAX;
 	for (size_t i = 0; i < e->n; i++) {
 		uint64_t p = (e->v[i].addr - base) >> bits;
 		run = p == page ? run + 1 : 1;
 		page = p;
-		dense += run == 0x100;
+		best = run > best ? run : best;
 	}
-	return dense;
+	return best;
 }
 
-/* The page size whose records and dense records take the fewest bytes
- * (every page is dense in files of LT_FIRST1_LIMIT entries or more).
- * Sets page_bits, subpages, stride, all_dense. */
+/* The page size: the one whose records take the fewest bytes with
+ * one-byte counts (every page under 256 entries), else 4 KiB with
+ * two-byte counts.  Sets page_bits, subpages, cnt_width, stride. */
 static void choose_pages(lookup_table *t, const entries *e, uint64_t base)
 {
 	uint64_t end = e->v[e->n - 1].addr - base;
 	uint64_t best = UINT64_MAX;
-	t->all_dense = e->n >= LT_FIRST1_LIMIT;
+	t->page_bits = LT_PAGE_BITS;
+	t->cnt_width = 2;
 	for (unsigned bits = LT_PAGE_BITS; bits >= LT_MIN_PAGE_BITS; bits--) {
-		uint64_t subpages = 1u << (bits - LT_SUB_BITS);
+		if (e->n >= LT_FIRST1_LIMIT || densest(e, base, bits) > 0xff)
+			continue;
 		uint64_t pages = (end >> bits) + 1;
-		uint64_t dense = t->all_dense ? pages : dense_pages(e, base, bits);
-		uint64_t cost = pages * (4 + subpages) +
-				dense * (4 + 2 * (subpages + 1));
+		uint64_t cost = pages * (4 + (1u << (bits - LT_SUB_BITS)));
 		if (cost < best) {
 			best = cost;
 			t->page_bits = bits;
+			t->cnt_width = 1;
 		}
 	}
 	t->subpages = 1u << (t->page_bits - LT_SUB_BITS);
-	t->stride = 4 + t->subpages;
+	t->stride = t->cnt_width == 1 ? 4 + t->subpages : 4 + 2 * (t->subpages + 1);
 }
 
-/* Page P's record (see lookup_table.h) into REC, and when it is dense its
- * two-byte counts at t->dense + *DENSE_AT (which it advances). */
-static void encode_page(lookup_table *t, uint32_t p, uint8_t *rec,
-			size_t *dense_at)
+/* Page P's record (see lookup_table.h) into REC. */
+static void encode_page(const lookup_table *t, uint32_t p, uint8_t *rec)
 {
 	const uint16_t *c = &t->cnt[(size_t)p * (t->subpages + 1)];
-	if (!t->all_dense && c[t->subpages] <= 0xff) {
-		memcpy(rec, &t->page_first[p], 4); /* its top byte, 0: cnt[0] */
-		for (unsigned s = 0; s <= t->subpages; s++)
+	memcpy(rec, &t->page_first[p], 4); /* with one-byte counts, its top
+					     * byte is 0: cnt[0] */
+	for (unsigned s = 0; s <= t->subpages; s++) {
+		if (t->cnt_width == 1)
 			rec[3 + s] = (uint8_t)c[s];
-		return;
+		else
+			memcpy(rec + 4 + 2 * s, &c[s], 2);
 	}
-	uint32_t word = LT_DENSE | (uint32_t)*dense_at;
-	memcpy(rec, &word, 4);
-	uint8_t *d = t->dense + *dense_at;
-	memcpy(d, &t->page_first[p], 4);
-	memcpy(d + 4, c, 2 * (t->subpages + 1));
-	*dense_at += 4 + 2 * (t->subpages + 1);
 }
 
 int lt_build(lookup_table *t, lt_interval *iv, size_t n)
@@ -136,6 +131,7 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 	memset(t, 0, sizeof *t);
 	t->page_bits = LT_PAGE_BITS;
 	t->subpages = LT_SUBPAGES;
+	t->cnt_width = 1;
 	t->stride = 4 + LT_SUBPAGES;
 	entries e = { 0 };
 	int rc = make_entries(&e, iv, n, &t->overlaps);
@@ -188,17 +184,8 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 			return ERR_UNSUPPORTED;
 		}
 	}
-	size_t ndense = 0;
 	for (uint32_t p = 0; p < t->npages; p++)
-		ndense += t->all_dense || t->cnt[(size_t)p * (nsub + 1) + nsub] > 0xff;
-	t->dense = malloc(ndense * (4 + 2 * (nsub + 1)) + 1);
-	if (!t->dense) {
-		free(e.v);
-		lt_free(t);
-		return ERR_NOMEM;
-	}
-	for (uint32_t p = 0; p < t->npages; p++)
-		encode_page(t, p, t->rec + (size_t)p * t->stride, &t->dense_size);
+		encode_page(t, p, t->rec + (size_t)p * t->stride);
 	for (size_t i = 0; i < e.n; i++) {
 		t->off[i] = (uint8_t)((e.v[i].addr - t->base) &
 				      ((1u << LT_SUB_BITS) - 1));
@@ -215,7 +202,6 @@ void lt_free(lookup_table *t)
 	free(t->page_first);
 	free(t->cnt);
 	free(t->rec);
-	free(t->dense);
 	free(t->off);
 	free(t->rule);
 	memset(t, 0, sizeof *t);
@@ -235,11 +221,9 @@ uint32_t lt_lookup(const lookup_table *t, uint64_t pc)
 	uint32_t word;
 	memcpy(&word, rec, 4);
 	size_t i, n;
-	if (word & LT_DENSE) {
-		const uint8_t *d = t->dense + (word & ~(uint32_t)LT_DENSE);
+	if (t->cnt_width == 2) {
 		uint16_t c[2];
-		memcpy(&word, d, 4);
-		memcpy(c, d + 4 + 2 * s, 4);
+		memcpy(c, rec + 4 + 2 * s, 4);
 		i = word + c[0];
 		n = (size_t)(c[1] - c[0]);
 	} else {

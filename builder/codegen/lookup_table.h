@@ -14,27 +14,22 @@
  * all of them).  The entry covering an address in subpage s of page p is
  * found among the cnt[s+1] - cnt[s] entries from index first + cnt[s]
  * (LT_VEC offsets are compared at once, as one SSE2 vector), or else it is
- * the entry just before them.
- *
- * rec[] holds the page records as the generated code reads them, `stride`
- * = 4 + S bytes each: `first` (4 bytes, little-endian, under 2^24), then
- * cnt[1..S] (1 byte each), so that cnt[s] is at rec + 3 + s (cnt[0] = 0 is
- * the top byte of `first`).  A page of more than 255 entries is dense:
- * its record's 32-bit word is LT_DENSE | the offset in dense[] of its
- * dense record, `first` then cnt[0..S] as 16-bit values (the rest of its
- * record is unused).  The lookup tests the word's sign, a branch taken
- * for the few pcs in dense pages.
+ * the entry just before them.  rec[] holds the page records as the
+ * generated code reads them: `first` (4 bytes, little-endian), then
+ * cnt[0..S] in one or two bytes each.  With one-byte counts, `first` is
+ * under 2^24 and its top byte is cnt[0] = 0: cnt[s] is at rec + 3 + s.
  *
  * Cost: 1 byte of offset and 1 rule byte per entry (see entry_gen.c); a
- * page record of 4 + S bytes (20 per 4 KiB page), and 4 + 2 (S + 1) more
- * per dense page (38 for 4 KiB).  The page size, from 512 bytes to 4 KiB,
- * is the one for which these take the fewest bytes (4 KiB but in very
- * sparse files).  In files of 2^24 entries or more every page is dense.
+ * page record of 4 + S bytes (20 per 4 KiB page, 8 per KiB).  The counts
+ * take one byte each when every page has fewer than 256 entries (and the
+ * file fewer than 2^24): the page size is the one of 512 bytes to 4 KiB
+ * for which that holds and the records take the fewest bytes (dense code,
+ * as in libLLVM, needs smaller pages); else 4 KiB pages with two-byte
+ * counts after `first`.
  */
 #ifndef EHELF_CODEGEN_LOOKUP_TABLE_H
 #define EHELF_CODEGEN_LOOKUP_TABLE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,14 +39,13 @@ enum {
 	LT_SUB_BITS = 8,
 	LT_SUBPAGES = 1 << (LT_PAGE_BITS - LT_SUB_BITS), /* at most */
 	LT_VEC = 16,             /* offsets compared at once (off[] padding) */
-	LT_FIRST1_LIMIT = 1 << 24, /* entries, for pages that are not dense */
+	LT_FIRST1_LIMIT = 1 << 24, /* entries, for one-byte counts */
 	/* an entry's rule byte when its rule set's index does not fit in
 	 * it (see entry_gen.c), and the blocks escaped entries are ranked in */
 	LT_ESCAPE = 0xff,
 	LT_ESC_BLOCK_BITS = 7,
 	LT_ESC_BLOCK = 1 << LT_ESC_BLOCK_BITS,
 };
-#define LT_DENSE 0x80000000u     /* a page record's word: a dense page */
 
 typedef struct lt_interval {
 	uint64_t lo, hi;   /* [lo, hi) */
@@ -66,11 +60,9 @@ typedef struct lookup_table {
 	uint32_t npages;
 	uint32_t *page_first;  /* npages + 1 */
 	uint16_t *cnt;         /* npages * (subpages + 1) */
-	unsigned stride;       /* bytes per page record: 4 + S */
+	unsigned cnt_width;    /* 1 if every page has < 256 entries, else 2 */
+	unsigned stride;       /* bytes per page record: 4 + S, or 4 + 2 (S + 1) */
 	uint8_t *rec;          /* npages * stride: the page records */
-	uint8_t *dense;        /* the dense pages' records */
-	size_t dense_size;
-	bool all_dense;        /* every page is dense (2^24 entries or more) */
 	uint8_t *off;          /* nentries (+ LT_VEC bytes of padding) */
 	uint32_t *rule;        /* nentries */
 	size_t nentries;

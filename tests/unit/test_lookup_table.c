@@ -2,7 +2,8 @@
  * test_lookup_table.c - lt_lookup(), the reference of the generated
  * lookup, against a plain sweep of the intervals (the first to start wins
  * an overlap, and covers only what earlier ones leave), on tables of every
- * page size, with and without dense pages (256 entries and more), subpages
+ * page layout: one-byte counts with 4 KiB down to 512-byte pages,
+ * two-byte counts (pages of 256 entries and more at every size), subpages
  * of more than LT_VEC entries, sparse spans and overlapping intervals.
  * Every address near each interval's ends is looked up, and random ones.
  */
@@ -63,14 +64,14 @@ static size_t make(uint64_t *rng, size_t n, uint64_t base, uint64_t gap,
 }
 
 /* Build from the N intervals of iv[] and compare with the sweep. */
-static void check(const char *what, size_t n, uint64_t *rng, unsigned *dense,
+static void check(const char *what, size_t n, uint64_t *rng, unsigned *widths,
 		  unsigned *page_bits)
 {
 	memcpy(sorted, iv, n * sizeof *iv);
 	qsort(sorted, n, sizeof *sorted, cmp_iv);
 	lookup_table t;
 	CHECK(lt_build(&t, iv, n) == 0);
-	*dense |= 1u << (t.dense_size != 0);
+	*widths |= 1u << t.cnt_width;
 	*page_bits |= 1u << t.page_bits;
 	int wrong = 0;
 	for (size_t i = 0; i < n; i++)
@@ -86,9 +87,8 @@ static void check(const char *what, size_t n, uint64_t *rng, unsigned *dense,
 		wrong += lt_lookup(&t, pc) != sweep(n, pc);
 	}
 	if (wrong)
-		fprintf(stderr, "%s: %d lookups differ (page_bits %u, %zu "
-			"bytes of dense pages)\n", what, wrong, t.page_bits,
-			t.dense_size);
+		fprintf(stderr, "%s: %d lookups differ (page_bits %u, counts "
+			"of %u bytes)\n", what, wrong, t.page_bits, t.cnt_width);
 	CHECK(wrong == 0);
 	CHECK(lt_lookup(&t, 0) == 0 && lt_lookup(&t, UINT64_MAX) == 0);
 	lt_free(&t);
@@ -97,19 +97,19 @@ static void check(const char *what, size_t n, uint64_t *rng, unsigned *dense,
 int main(void)
 {
 	uint64_t rng = 0x9e3779b97f4a7c15ull;
-	unsigned dense = 0, page_bits = 0;
-	/* dense code: every page size, and dense pages */
-	check("1-2 bytes", make(&rng, 3000, 0x401000, 1, 2, 0, 300), &rng, &dense, &page_bits);
-	check("2-3 bytes", make(&rng, 3000, 0x401000, 2, 2, 0, 300), &rng, &dense, &page_bits);
-	check("3-6 bytes", make(&rng, 3000, 0x401003, 2, 4, 0, 40), &rng, &dense, &page_bits);
-	check("4-10 bytes", make(&rng, 3000, 0x7f0000401000, 3, 7, 0, 40), &rng, &dense, &page_bits);
-	check("5-30 bytes", make(&rng, 3000, 0x1000, 10, 20, 0, 40), &rng, &dense, &page_bits);
+	unsigned widths = 0, page_bits = 0;
+	/* dense: every page size, then two-byte counts */
+	check("1-2 bytes", make(&rng, 3000, 0x401000, 1, 2, 0, 300), &rng, &widths, &page_bits);
+	check("2-3 bytes", make(&rng, 3000, 0x401000, 2, 2, 0, 300), &rng, &widths, &page_bits);
+	check("3-6 bytes", make(&rng, 3000, 0x401003, 2, 4, 0, 40), &rng, &widths, &page_bits);
+	check("4-10 bytes", make(&rng, 3000, 0x7f0000401000, 3, 7, 0, 40), &rng, &widths, &page_bits);
+	check("5-30 bytes", make(&rng, 3000, 0x1000, 10, 20, 0, 40), &rng, &widths, &page_bits);
 	/* functions of 1-64 bytes with padding, some overlapping */
-	check("overlaps", make(&rng, 5000, 0x10000, 16, 64, 4, 20), &rng, &dense, &page_bits);
+	check("overlaps", make(&rng, 5000, 0x10000, 16, 64, 4, 20), &rng, &widths, &page_bits);
 	/* sparse: megabytes between functions */
-	check("sparse", make(&rng, 500, 0x200000, 1u << 22, 300, 0, 5), &rng, &dense, &page_bits);
-	check("one", make(&rng, 1, 0xfff, 1, 1, 0, 1), &rng, &dense, &page_bits);
-	CHECK(dense == 3);
+	check("sparse", make(&rng, 500, 0x200000, 1u << 22, 300, 0, 5), &rng, &widths, &page_bits);
+	check("one", make(&rng, 1, 0xfff, 1, 1, 0, 1), &rng, &widths, &page_bits);
+	CHECK(widths == ((1u << 1) | (1u << 2)));
 	for (unsigned b = LT_MIN_PAGE_BITS; b <= LT_PAGE_BITS; b++)
 		if (!(page_bits & (1u << b)))
 			fprintf(stderr, "page size 2^%u not exercised\n", b);
