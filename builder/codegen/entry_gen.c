@@ -15,8 +15,8 @@
  * ranks and indexes].
  *
  * Rule record (12 bytes): int32 local body - record, int32 remote body -
- * record, uint32 params - params base.  Parameters are int16 or int32 for
- * the whole file (gen_ctx.params16).
+ * record, uint32 params - params base.  Parameters are int16, int32 for
+ * the shapes with an offset beyond 16 bits (gen_ctx.params16).
  */
 typedef struct tables {
 	/* labels of the blob's tables */
@@ -540,8 +540,9 @@ static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 /* The body of each rule set: a shape (shared) or its own. */
 typedef struct rs_code {
 	uint32_t shape;        /* index in the shape list */
-	uint32_t params_off;   /* its first parameter's index in the params
-				* area (in bytes once written) */
+	uint32_t params_at;    /* its first parameter's index in params[] */
+	uint32_t nparams;
+	uint32_t params_off;   /* its parameters' byte offset in the area */
 	bool summarised;       /* no remote body: the remote entry applies
 				* its summary */
 } rs_code;
@@ -553,6 +554,9 @@ typedef struct shape {
 	int label[2];          /* local, remote bodies */
 	bool remote;           /* a rule set without a summary uses it: it
 				* needs a remote body */
+	bool wide;             /* int32 parameters (the rule sets using it
+				* have an offset beyond 16 bits: frames of 32
+				* KiB and more), else int16 */
 } shape;
 
 static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
@@ -565,6 +569,7 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 			continue;
 		sh[i].label[mode] = x86_label(a);
 		x86_bind(a, sh[i].label[mode]);
+		g->params16 = !sh[i].wide;
 		int rc = body_emit(g, &sh[i].rs, sh[i].parametric, why, sizeof why);
 		if (rc == ERR_NOMEM)
 			return rc;
@@ -606,32 +611,6 @@ static bool fits16(const int32_t *p, int np)
 		if (p[k] < INT16_MIN || p[k] > INT16_MAX)
 			return false;
 	return true;
-}
-
-/* Whether the file's parameters are int16 (gen_ctx.params16): when the
- * rule sets whose parameters do not fit (frames of 32 KiB and more: 0 to
- * 21 of libc's, libLLVM's and Mesa's) are few enough that bodies of their
- * own, about PARAMS16_BODY bytes each, cost less than the halved
- * parameters save.  Rule sets without a body (interp_local) do not
- * count. */
-enum { PARAMS16_BODY = 256 };
-
-static bool use_params16(const ruleset_table *rs, bool interp_local)
-{
-	size_t saved = 0, cost = 0;
-	for (size_t i = 1; i < rs->n; i++) {
-		if (interp_local && ruleset_summary(&rs->v[i]) != 0)
-			continue;
-		int32_t p[BODY_MAX_PARAMS];
-		int np = body_params(&rs->v[i], p);
-		if (np < 0)
-			continue;
-		if (fits16(p, np))
-			saved += 2 * (size_t)np;
-		else
-			cost += PARAMS16_BODY;
-	}
-	return cost < saved;
 }
 
 typedef struct use {
@@ -728,20 +707,18 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		free(params);
 		return rc;
 	}
-	/* slot[k]: position in sh[] of interned shape k */
-	uint32_t *slot = rc == 0 ? malloc(rs->n * sizeof *slot) : NULL;
+	/* slot[2k], slot[2k + 1]: position in sh[] of interned shape k, with
+	 * int16 and int32 parameters */
+	uint32_t *slot = rc == 0 ? malloc(2 * rs->n * sizeof *slot) : NULL;
 	if (rc == 0 && !slot)
 		rc = ERR_NOMEM;
 	size_t nsh = 0, nparams = 0;
-	bool params16 = use_params16(rs, tb.interp_local);
 	for (size_t i = 1; i < rs->n && rc == 0; i++) {
 		code[i].summarised = ruleset_summary(&rs->v[i]) != 0;
 		if (code[i].summarised && tb.interp_local)
 			continue; /* no body, record or parameters at all */
 		int32_t p[BODY_MAX_PARAMS];
 		int np = body_params(&rs->v[i], p);
-		if (params16 && !fits16(p, np))
-			np = -1; /* a body of its own */
 		size_t si = nsh;
 		if (np >= 0) {
 			ruleset key;
@@ -753,11 +730,18 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			}
 			if ((size_t)k == shapes.n - 1 && shapes.v[k].nrows == 0) {
 				shapes.v[k].nrows = 1; /* new shape */
-				slot[k] = (uint32_t)nsh;
-				sh[nsh++] = (shape){ .rs = key, .parametric = true,
-						     .first_rs = (uint32_t)i };
+				slot[2 * k] = slot[2 * k + 1] = UINT32_MAX;
 			}
-			si = slot[k];
+			/* its int32 variant for offsets beyond 16 bits */
+			bool wide = !fits16(p, np);
+			uint32_t *at = &slot[2 * k + wide];
+			if (*at == UINT32_MAX) {
+				*at = (uint32_t)nsh;
+				sh[nsh++] = (shape){ .rs = key, .parametric = true,
+						     .first_rs = (uint32_t)i,
+						     .wide = wide };
+			}
+			si = *at;
 		} else {
 			/* an offset beyond 32 bits: a body of its own */
 			sh[nsh++] = (shape){ .rs = rs->v[i], .parametric = false,
@@ -765,11 +749,18 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		}
 		code[i].shape = (uint32_t)si;
 		sh[si].remote |= !code[i].summarised;
-		code[i].params_off = (uint32_t)nparams; /* in parameters, for now */
+		code[i].params_at = (uint32_t)nparams;
 		if (np > 0) {
 			memcpy(params + nparams, p, (size_t)np * sizeof *p);
 			nparams += (size_t)np;
+			code[i].nparams = (uint32_t)np;
 		}
+	}
+	/* the parameters' byte offsets, in the order they are written */
+	uint32_t params_bytes = 0;
+	for (size_t i = 1; i < rs->n && rc == 0; i++) {
+		code[i].params_off = params_bytes;
+		params_bytes += code[i].nparams * (sh[code[i].shape].wide ? 4 : 2);
 	}
 	free(slot);
 	ruleset_table_free(&shapes);
@@ -782,7 +773,6 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		rc = ERR_NOMEM;
 	gen_ctx gl = make_ctx(a, GEN_LOCAL);
 	gen_ctx gr = make_ctx(a, GEN_REMOTE);
-	gl.params16 = gr.params16 = params16;
 	int l_local = x86_label(a), l_remote = x86_label(a);
 	int l_describe = x86_label(a);
 	if (rc == 0) {
@@ -904,14 +894,17 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		/* summarised: no remote body (the entry applies the summary) */
 		x86_u32(a, sum ? 0 :
 			(uint32_t)(int32_t)(x86_label_offset(a, s->label[1]) - here));
-		x86_u32(a, code[i].params_off * (params16 ? 2 : 4));
+		x86_u32(a, code[i].params_off);
 	}
 	x86_bind(a, tb.params);
-	for (size_t k = 0; k < nparams; k++) {
-		if (params16)
-			x86_bytes(a, &(int16_t){ (int16_t)params[k] }, 2);
-		else
-			x86_bytes(a, &params[k], 4);
+	for (size_t i = 1; i < rs->n; i++) {
+		const int32_t *p = params + code[i].params_at;
+		for (uint32_t k = 0; k < code[i].nparams; k++) {
+			if (sh[code[i].shape].wide)
+				x86_bytes(a, &p[k], 4);
+			else
+				x86_bytes(a, &(int16_t){ (int16_t)p[k] }, 2);
+		}
 	}
 	x86_bind(a, tb.entry_offsets);
 	for (size_t i = 0; i < t->nentries + LT_VEC; i++) /* LT_VEC read at a time */
