@@ -252,7 +252,7 @@ $(B)/tests/test_package: $(B)/obj/tests/unit/test_package.o \
 # (the code generator only for the tests of it, and of eh_elfs they compile:
 # tests/unit/eh_elf_image.h; the CFI reader and common/ last, for all)
 UNIT_CODEGEN := $(addprefix $(B)/tests/,test_codegen test_compile_cli test_x86_asm \
-                  test_eh_elf_check test_trust test_ruleset_fp)
+                  test_eh_elf_check test_trust test_ruleset_fp test_lookup_table)
 $(UNIT_CODEGEN): $(CODEGEN_LIB)
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TESTSUPPORT_LIB) $(PERFTOOL_LIB) $(PERF_LIB) \
                     $(B)/lib/libehelf.a $(CFI_LIB) $(COMMON_LIB)

@@ -53,6 +53,20 @@ void body_shape(const ruleset *rs, ruleset *shape)
 			shape->r.reg[i].off = 0;
 }
 
+/* DST = parameter INDEX of the rule set: int32 (gen_param), or int16 in
+ * files whose parameters all fit (gen_ctx.params16). */
+static void param(gen_ctx *g, int dst, int index)
+{
+	if (!g->params16) {
+		gen_param(g, dst, index);
+	} else if (g->params_reg != XNONE) {
+		x86_movsx_load16(g->a, dst, M(g->params_reg, 2 * index));
+	} else {
+		x86_mov_load(g->a, dst, g->params_slot);
+		x86_movsx_load16(g->a, dst, M(dst, 2 * index));
+	}
+}
+
 /* dst = src + off for any 64-bit offset. */
 static void add_off(x86_asm *a, int dst, int src, int64_t off)
 {
@@ -69,7 +83,7 @@ static void add_offset(gen_ctx *g, bool parametric, int dst, int src,
 		       int index, int64_t off)
 {
 	if (parametric) {
-		gen_param(g, dst, index);
+		param(g, dst, index);
 		x86_alu_rr(g->a, ALU_ADD, dst, src);
 	} else {
 		add_off(g->a, dst, src, off);
@@ -191,7 +205,7 @@ int body_emit(gen_ctx *g, const ruleset *rs, bool parametric, char *why,
 	}
 	if (r->cfa.kind == UW_CFA_REG_OFF) {
 		if (parametric) {
-			gen_param(g, g->cfa, BODY_P_CFA);
+			param(g, g->cfa, BODY_P_CFA);
 			x86_alu_rm(a, ALU_ADD, g->cfa, M(g->in, GEN_REG_SIZE * r->cfa.reg));
 		} else {
 			x86_mov_load(a, g->cfa, M(g->in, GEN_REG_SIZE * r->cfa.reg));
@@ -205,7 +219,7 @@ int body_emit(gen_ctx *g, const ruleset *rs, bool parametric, char *why,
 	if (g->mode == GEN_LOCAL)
 		emit_bounds(g, r, parametric);
 	uint32_t set = 0, clear = 0;
-	int param = BODY_P_COLS;
+	int p = BODY_P_COLS;
 	for (int i = 0; i < UW_NCOLS; i++) {
 		const uw_rule *x = &r->reg[i];
 		switch (x->kind) {
@@ -223,7 +237,7 @@ int body_emit(gen_ctx *g, const ruleset *rs, bool parametric, char *why,
 		case UW_OFFSET:
 			if (g->mode == GEN_LOCAL) {
 				if (parametric) {
-					gen_param(g, RAX, param);
+					param(g, RAX, p);
 					x86_mov_load(a, RAX, MI(g->cfa, RAX, 1, 0));
 				} else if (fits32(x->off)) {
 					x86_mov_load(a, RAX, M(g->cfa, (int32_t)x->off));
@@ -232,15 +246,15 @@ int body_emit(gen_ctx *g, const ruleset *rs, bool parametric, char *why,
 					x86_mov_load(a, RAX, M(RAX, 0));
 				}
 			} else {
-				add_offset(g, parametric, RAX, g->cfa, param, x->off);
+				add_offset(g, parametric, RAX, g->cfa, p, x->off);
 				gen_load(g, RAX, RAX);
 			}
-			param++;
+			p++;
 			x86_mov_store(a, out_reg(g, i), RAX);
 			set |= 1u << i;
 			break;
 		case UW_VAL_OFFSET:
-			add_offset(g, parametric, RAX, g->cfa, param++, x->off);
+			add_offset(g, parametric, RAX, g->cfa, p++, x->off);
 			x86_mov_store(a, out_reg(g, i), RAX);
 			set |= 1u << i;
 			break;

@@ -10,19 +10,22 @@
 
 /*
  * Blob layout: [local entry][remote entry][read helper][bodies, local then
- * remote] [ehelf_info][constants][page records][rule records][params]
- * [entry offsets][entry rule indexes].
+ * remote] [ehelf_info][constants (escapes only)][page records][rule-set
+ * words][rule records][params][entry offsets][entry rule bytes][escape
+ * ranks and indexes].
  *
  * Rule record (12 bytes): int32 local body - record, int32 remote body -
- * record, uint32 params - params base.
+ * record, uint32 params - params base.  Parameters are int16, int32 for
+ * the shapes with an offset beyond 16 bits (gen_ctx.params16).
  */
 typedef struct tables {
 	/* labels of the blob's tables */
 	int pages, entry_offsets, entry_rules, records, params, summaries;
+	/* the escape routine's byte counts (emit_count_zero_bytes) */
 	int byte_ones;          /* 0x0101010101010101: each byte 1 */
 	int byte_top_bits;      /* 0x8080808080808080: each byte's top bit */
 	int byte_low_bits;      /* 0x7f7f7f7f7f7f7f7f: the others */
-	unsigned page_stride;   /* 4 + (subpages + 1) * cnt_width */
+	unsigned page_stride;   /* lookup_table.stride */
 	unsigned cnt_width;     /* 1 or 2 */
 	bool escapes;           /* more than 255 rule sets: entries of rule
 				 * sets numbered 255 and up are escaped */
@@ -62,20 +65,26 @@ static void emit_copy(x86_asm *a, int in, int out)
  * pc in RAX -> rule-set index in RCX (>= 1), or a jump to NOT_COVERED;
  * with escapes, KEEP receives the entry's number for the escape stub,
  * which index LT_ESCAPE dispatches to (see emit_esc_find).
- * Clobbers RAX, RCX, RDX, RBX, R10, R11.  Inlined in each entry point: a
- * shared subroutine saves 480 bytes but its call and return cost about
- * 1 ns a step (measured), so only small files have one (emit_lookup).  See lookup_table.h: the page record gives the
- * subpage's entries; their 7-bit offsets are compared with the pc's eight
- * at a time: with O = o * 0x0101.. | 0x8080.., the top bit of each byte of
- * O - offsets is set where offset <= o, and the offsets are sorted, so the
- * number of such bytes, summed by a multiplication, is how many entries
- * start at or before the pc.
+ * Clobbers RAX, RCX, RDX, RBX, R10, R11, XMM0, XMM1.  Inlined in each
+ * entry point: a shared subroutine saves 480 bytes but its call and
+ * return cost about 1 ns a step (measured), so only small files have one
+ * (emit_lookup).  See lookup_table.h: the page record gives the subpage's
+ * n entries from i0; their 8-bit offsets (stored ^ 0x80, so that SSE2's
+ * signed byte compare is the unsigned one) are compared with the pc's o,
+ * LT_VEC at a time.  The offsets are sorted, so the first one above o is
+ * the number of entries at or before the pc: tzcnt of the compare's mask
+ * with bit n set (tzcnt runs as bsf where BMI1 is missing, the same on a
+ * non-zero input; no popcnt, which x86-64 may lack).  No data-dependent
+ * branch for n <= LT_VEC (60% of the entries of large files); the others
+ * take a short loop.  That branch, taken or not, also feeds the indirect
+ * predictor of the dispatch that follows: without it, a warm step of
+ * libstdc++ was measured at twice the time (32 entries at once, no loop).
  */
 static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 			       const tables *tb, int not_covered, int keep)
 {
-	int l_slow = x86_label(a), l_tail = x86_label(a);
-	int l_count = x86_label(a), l_found = x86_label(a);
+	int l_cmp = x86_label(a), l_slow = x86_label(a), l_scan = x86_label(a);
+	int l_found = x86_label(a);
 	if (t->base) {
 		x86_mov_ri(a, R10, t->base);
 		x86_alu_rr(a, ALU_SUB, RAX, R10);
@@ -90,10 +99,10 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_alu_rr(a, ALU_ADD, R10, RDX);               /* page record */
 	x86_mov_rr(a, RCX, RAX);
 	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
-	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage */
+	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage s */
 	if (tb->cnt_width == 1) {
-		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 4));
-		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 5));
+		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 3));
+		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 4));
 	} else {
 		x86_movzx_load16(a, RDX, MI(R10, RCX, 2, 4));
 		x86_movzx_load16(a, R11, MI(R10, RCX, 2, 6));
@@ -101,29 +110,21 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_alu32_rr(a, ALU_SUB, R11, RDX);             /* n */
 	x86_mov_load32(a, RBX, M(R10, 0));
 	x86_alu32_rr(a, ALU_ADD, RDX, RBX);             /* i0 */
-	x86_alu32_ri(a, ALU_AND, RAX, (1 << LT_SUB_BITS) - 1);
-	x86_imul_rm(a, RAX, MRIP(tb->byte_ones));
-	x86_alu_rm(a, ALU_OR, RAX, MRIP(tb->byte_top_bits)); /* O */
+	x86_movzx8_rr(a, RAX, RAX);
+	x86_alu32_ri(a, ALU_XOR, RAX, 0x80);
+	x86_imul_ri(a, RAX, RAX, 0x01010101);
+	x86_movd_xr(a, 1, RAX);
+	x86_pshufd(a, 1, 1, 0);                         /* o ^ 0x80, each byte */
 	x86_lea(a, R10, MRIP(tb->entry_offsets));
-	x86_alu32_ri(a, ALU_CMP, R11, 8);
-	x86_jcc(a, CC_A, l_slow);
-	/* n <= 8 entries from i0 */
-	x86_bind(a, l_tail);
-	x86_mov_rr(a, RCX, R11);
-	x86_shift32_ri(a, SH_SHL, RCX, 3);
-	x86_neg(a, RCX);
-	x86_alu32_ri(a, ALU_ADD, RCX, 64);
-	x86_mov_load(a, RBX, MRIP(tb->byte_top_bits));
-	x86_shift_cl(a, SH_SHR, RBX);                   /* top bits of n lanes */
-	x86_test_rr(a, R11, R11);
-	x86_cmov(a, CC_E, RBX, R11);                    /* n == 0: none */
-	x86_mov_rr(a, RCX, RAX);
-	x86_alu_rm(a, ALU_SUB, RCX, MI(R10, RDX, 1, 0));
-	x86_alu_rr(a, ALU_AND, RCX, RBX);
-	x86_bind(a, l_count);
-	x86_shift_ri(a, SH_SHR, RCX, 7);
-	x86_imul_rm(a, RCX, MRIP(tb->byte_ones));
-	x86_shift_ri(a, SH_SHR, RCX, 56);               /* entries <= o */
+	x86_bind(a, l_cmp);
+	x86_movdqu_load(a, 0, MI(R10, RDX, 1, 0));
+	x86_pcmpgtb(a, 0, 1);
+	x86_pmovmskb(a, RCX, 0);                        /* offsets > o */
+	x86_alu32_ri(a, ALU_CMP, R11, LT_VEC);
+	x86_jcc8(a, CC_A, l_slow);
+	x86_bts_rr(a, RCX, R11);                        /* at most n */
+	x86_bind(a, l_scan);
+	x86_tzcnt_rr(a, RCX, RCX);                      /* entries <= o */
 	x86_alu_rr(a, ALU_ADD, RCX, RDX);
 	x86_jcc(a, CC_E, not_covered);                 /* none at all */
 	x86_lea(a, R10, MRIP(tb->entry_rules));
@@ -133,18 +134,14 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_alu32_rr(a, ALU_OR, RCX, RCX);
 	x86_jcc(a, CC_E, not_covered);
 	x86_jmp8(a, l_found);
-	/* n > 8: skip whole groups of 8 entries that all start <= o */
+	/* n > LT_VEC (dense code): the answer is among these offsets unless
+	 * none is above o; else the next ones */
 	x86_bind(a, l_slow);
-	x86_mov_rr(a, RCX, RAX);
-	x86_alu_rm(a, ALU_SUB, RCX, MI(R10, RDX, 1, 0));
-	x86_alu_rm(a, ALU_AND, RCX, MRIP(tb->byte_top_bits));
-	x86_alu_rm(a, ALU_CMP, RCX, MRIP(tb->byte_top_bits));
-	x86_jcc(a, CC_NE, l_count);                     /* the answer is here */
-	x86_alu32_ri(a, ALU_ADD, RDX, 8);
-	x86_alu32_ri(a, ALU_SUB, R11, 8);
-	x86_alu32_ri(a, ALU_CMP, R11, 8);
-	x86_jcc8(a, CC_A, l_slow);
-	x86_jmp(a, l_tail);
+	x86_test_rr(a, RCX, RCX);
+	x86_jcc8(a, CC_NE, l_scan);
+	x86_alu32_ri(a, ALU_ADD, RDX, LT_VEC);
+	x86_alu32_ri(a, ALU_SUB, R11, LT_VEC);
+	x86_jmp8(a, l_cmp);
 	x86_bind(a, l_found);
 }
 
@@ -184,7 +181,7 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
  * LT_ESC_BLOCK * b, the block's bytes before this entry add the rest, and
  * esc_rules holds their indexes in entry order.  Entries of the 255 most
  * used rule sets are not escaped: 99% of them on this machine's
- * libraries, so the routine's cost (a count over up to 31 bytes, eight
+ * libraries, so the routine's cost (a count over up to 127 bytes, eight
  * at a time) is rare.
  */
 /* RBX += the number of zero bytes of R11 (clobbers RCX): with x = R11,
@@ -543,7 +540,9 @@ static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 /* The body of each rule set: a shape (shared) or its own. */
 typedef struct rs_code {
 	uint32_t shape;        /* index in the shape list */
-	uint32_t params_off;   /* byte offset in the params area */
+	uint32_t params_at;    /* its first parameter's index in params[] */
+	uint32_t nparams;
+	uint32_t params_off;   /* its parameters' byte offset in the area */
 	bool summarised;       /* no remote body: the remote entry applies
 				* its summary */
 } rs_code;
@@ -555,6 +554,9 @@ typedef struct shape {
 	int label[2];          /* local, remote bodies */
 	bool remote;           /* a rule set without a summary uses it: it
 				* needs a remote body */
+	bool wide;             /* int32 parameters (the rule sets using it
+				* have an offset beyond 16 bits: frames of 32
+				* KiB and more), else int16 */
 } shape;
 
 static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
@@ -567,6 +569,7 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 			continue;
 		sh[i].label[mode] = x86_label(a);
 		x86_bind(a, sh[i].label[mode]);
+		g->params16 = !sh[i].wide;
 		int rc = body_emit(g, &sh[i].rs, sh[i].parametric, why, sizeof why);
 		if (rc == ERR_NOMEM)
 			return rc;
@@ -599,6 +602,15 @@ static size_t summarised_rulesets(const ruleset_table *rs)
 	for (size_t i = 1; i < rs->n; i++)
 		n += ruleset_summary(&rs->v[i]) != 0;
 	return n;
+}
+
+/* Parameters all in int16's range (NP < 0: none). */
+static bool fits16(const int32_t *p, int np)
+{
+	for (int k = 0; k < np; k++)
+		if (p[k] < INT16_MIN || p[k] > INT16_MAX)
+			return false;
+	return true;
 }
 
 typedef struct use {
@@ -666,7 +678,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		.byte_ones = x86_label(a), .byte_top_bits = x86_label(a),
 		.byte_low_bits = x86_label(a),
 		.cnt_width = t->cnt_width,
-		.page_stride = 4 + (t->subpages + 1) * t->cnt_width,
+		.page_stride = t->stride,
 		.escapes = rs->n > 256,
 		/* small files: the local entry applies summaries too (about
 		 * 3 ns slower a step than a compiled body, but their bodies,
@@ -695,8 +707,9 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		free(params);
 		return rc;
 	}
-	/* slot[k]: position in sh[] of interned shape k */
-	uint32_t *slot = rc == 0 ? malloc(rs->n * sizeof *slot) : NULL;
+	/* slot[2k], slot[2k + 1]: position in sh[] of interned shape k, with
+	 * int16 and int32 parameters */
+	uint32_t *slot = rc == 0 ? malloc(2 * rs->n * sizeof *slot) : NULL;
 	if (rc == 0 && !slot)
 		rc = ERR_NOMEM;
 	size_t nsh = 0, nparams = 0;
@@ -717,11 +730,18 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			}
 			if ((size_t)k == shapes.n - 1 && shapes.v[k].nrows == 0) {
 				shapes.v[k].nrows = 1; /* new shape */
-				slot[k] = (uint32_t)nsh;
-				sh[nsh++] = (shape){ .rs = key, .parametric = true,
-						     .first_rs = (uint32_t)i };
+				slot[2 * k] = slot[2 * k + 1] = UINT32_MAX;
 			}
-			si = slot[k];
+			/* its int32 variant for offsets beyond 16 bits */
+			bool wide = !fits16(p, np);
+			uint32_t *at = &slot[2 * k + wide];
+			if (*at == UINT32_MAX) {
+				*at = (uint32_t)nsh;
+				sh[nsh++] = (shape){ .rs = key, .parametric = true,
+						     .first_rs = (uint32_t)i,
+						     .wide = wide };
+			}
+			si = *at;
 		} else {
 			/* an offset beyond 32 bits: a body of its own */
 			sh[nsh++] = (shape){ .rs = rs->v[i], .parametric = false,
@@ -729,11 +749,18 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		}
 		code[i].shape = (uint32_t)si;
 		sh[si].remote |= !code[i].summarised;
-		code[i].params_off = (uint32_t)(nparams * 4);
+		code[i].params_at = (uint32_t)nparams;
 		if (np > 0) {
 			memcpy(params + nparams, p, (size_t)np * sizeof *p);
 			nparams += (size_t)np;
+			code[i].nparams = (uint32_t)np;
 		}
+	}
+	/* the parameters' byte offsets, in the order they are written */
+	uint32_t params_bytes = 0;
+	for (size_t i = 1; i < rs->n && rc == 0; i++) {
+		code[i].params_off = params_bytes;
+		params_bytes += code[i].nparams * (sh[code[i].shape].wide ? 4 : 2);
 	}
 	free(slot);
 	ruleset_table_free(&shapes);
@@ -816,25 +843,16 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	info->page_bits = t->page_bits;
 	x86_bytes(a, info, sizeof *info);
 	x86_align(a, 8, 0);
-	x86_bind(a, tb.byte_ones);
-	x86_bytes(a, &(uint64_t){ 0x0101010101010101ull }, 8);
-	x86_bind(a, tb.byte_top_bits);
-	x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
-	if (tb.escapes) {
+	if (tb.escapes) { /* the escape routine's byte counts */
+		x86_bind(a, tb.byte_ones);
+		x86_bytes(a, &(uint64_t){ 0x0101010101010101ull }, 8);
+		x86_bind(a, tb.byte_top_bits);
+		x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
 		x86_bind(a, tb.byte_low_bits);
 		x86_bytes(a, &(uint64_t){ 0x7f7f7f7f7f7f7f7full }, 8);
 	}
 	x86_bind(a, tb.pages);
-	for (uint32_t p = 0; p < t->npages; p++) {
-		x86_u32(a, t->page_first[p]);
-		const uint16_t *c = &t->cnt[(size_t)p * (t->subpages + 1)];
-		for (unsigned s = 0; s <= t->subpages; s++) {
-			if (tb.cnt_width == 1)
-				x86_u8(a, (uint8_t)c[s]);
-			else
-				x86_bytes(a, &c[s], 2);
-		}
-	}
+	x86_bytes(a, t->rec, (size_t)t->npages * t->stride);
 	x86_align(a, 8, 0);
 	/* one word per rule set (in the new numbering): its summary, or its
 	 * index * 2 */
@@ -879,9 +897,18 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		x86_u32(a, code[i].params_off);
 	}
 	x86_bind(a, tb.params);
-	x86_bytes(a, params, nparams * sizeof *params);
+	for (size_t i = 1; i < rs->n; i++) {
+		const int32_t *p = params + code[i].params_at;
+		for (uint32_t k = 0; k < code[i].nparams; k++) {
+			if (sh[code[i].shape].wide)
+				x86_bytes(a, &p[k], 4);
+			else
+				x86_bytes(a, &(int16_t){ (int16_t)p[k] }, 2);
+		}
+	}
 	x86_bind(a, tb.entry_offsets);
-	x86_bytes(a, t->off, t->nentries + 8); /* 8 bytes read at a time */
+	for (size_t i = 0; i < t->nentries + LT_VEC; i++) /* LT_VEC read at a time */
+		x86_u8(a, t->off[i] ^ 0x80);
 	x86_bind(a, tb.entry_rules);
 	for (size_t i = 0; i < t->nentries; i++) {
 		uint32_t k = renum[t->rule[i]];

@@ -39,6 +39,7 @@ typedef struct gen_ctx {
 	 * register (local) or, when params_reg is XNONE, at params_slot. */
 	int params_reg;
 	x86_mem params_slot;
+	bool params16;          /* int16 parameters, not int32 (body_gen.c) */
 	/* exits: each sets eax and leaves through the epilogue */
 	int l_done;             /* status already in eax */
 	int l_badreg;           /* EHELF_E_BADREG */

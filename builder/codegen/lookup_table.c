@@ -90,7 +90,7 @@ static size_t densest(const entries *e, uint64_t base, unsigned bits)
 
 /* The page size: the one whose records take the fewest bytes with
  * one-byte counts (every page under 256 entries), else 4 KiB with
- * two-byte counts.  Sets page_bits, subpages, cnt_width. */
+ * two-byte counts.  Sets page_bits, subpages, cnt_width, stride. */
 static void choose_pages(lookup_table *t, const entries *e, uint64_t base)
 {
 	uint64_t end = e->v[e->n - 1].addr - base;
@@ -98,10 +98,10 @@ static void choose_pages(lookup_table *t, const entries *e, uint64_t base)
 	t->page_bits = LT_PAGE_BITS;
 	t->cnt_width = 2;
 	for (unsigned bits = LT_PAGE_BITS; bits >= LT_MIN_PAGE_BITS; bits--) {
-		if (densest(e, base, bits) > 0xff)
+		if (e->n >= LT_FIRST1_LIMIT || densest(e, base, bits) > 0xff)
 			continue;
 		uint64_t pages = (end >> bits) + 1;
-		uint64_t cost = pages * (4 + (1u << (bits - LT_SUB_BITS)) + 1);
+		uint64_t cost = pages * (4 + (1u << (bits - LT_SUB_BITS)));
 		if (cost < best) {
 			best = cost;
 			t->page_bits = bits;
@@ -109,6 +109,21 @@ static void choose_pages(lookup_table *t, const entries *e, uint64_t base)
 		}
 	}
 	t->subpages = 1u << (t->page_bits - LT_SUB_BITS);
+	t->stride = t->cnt_width == 1 ? 4 + t->subpages : 4 + 2 * (t->subpages + 1);
+}
+
+/* Page P's record (see lookup_table.h) into REC. */
+static void encode_page(const lookup_table *t, uint32_t p, uint8_t *rec)
+{
+	const uint16_t *c = &t->cnt[(size_t)p * (t->subpages + 1)];
+	memcpy(rec, &t->page_first[p], 4); /* with one-byte counts, its top
+					     * byte is 0: cnt[0] */
+	for (unsigned s = 0; s <= t->subpages; s++) {
+		if (t->cnt_width == 1)
+			rec[3 + s] = (uint8_t)c[s];
+		else
+			memcpy(rec + 4 + 2 * s, &c[s], 2);
+	}
 }
 
 int lt_build(lookup_table *t, lt_interval *iv, size_t n)
@@ -117,6 +132,7 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 	t->page_bits = LT_PAGE_BITS;
 	t->subpages = LT_SUBPAGES;
 	t->cnt_width = 1;
+	t->stride = 4 + LT_SUBPAGES;
 	entries e = { 0 };
 	int rc = make_entries(&e, iv, n, &t->overlaps);
 	if (rc < 0) {
@@ -137,9 +153,11 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 	t->nentries = e.n;
 	t->page_first = malloc(((size_t)t->npages + 1) * sizeof *t->page_first);
 	t->cnt = calloc((size_t)t->npages * (nsub + 1), sizeof *t->cnt);
-	t->off = calloc(e.n + 8, 1);
+	t->rec = calloc((size_t)t->npages * t->stride + 1, 1);
+	t->off = calloc(e.n + LT_VEC, 1);
 	t->rule = malloc((e.n ? e.n : 1) * sizeof *t->rule);
-	if (!t->page_first || (!t->cnt && t->npages) || !t->off || !t->rule) {
+	if (!t->page_first || (!t->cnt && t->npages) || !t->rec || !t->off ||
+	    !t->rule) {
 		free(e.v);
 		lt_free(t);
 		return ERR_NOMEM;
@@ -166,6 +184,8 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 			return ERR_UNSUPPORTED;
 		}
 	}
+	for (uint32_t p = 0; p < t->npages; p++)
+		encode_page(t, p, t->rec + (size_t)p * t->stride);
 	for (size_t i = 0; i < e.n; i++) {
 		t->off[i] = (uint8_t)((e.v[i].addr - t->base) &
 				      ((1u << LT_SUB_BITS) - 1));
@@ -181,6 +201,7 @@ void lt_free(lookup_table *t)
 {
 	free(t->page_first);
 	free(t->cnt);
+	free(t->rec);
 	free(t->off);
 	free(t->rule);
 	memset(t, 0, sizeof *t);
@@ -196,8 +217,21 @@ uint32_t lt_lookup(const lookup_table *t, uint64_t pc)
 		return 0;
 	unsigned s = (unsigned)(x >> LT_SUB_BITS) & (t->subpages - 1);
 	unsigned o = (unsigned)x & ((1u << LT_SUB_BITS) - 1);
-	const uint16_t *c = &t->cnt[p * (t->subpages + 1)];
-	size_t i = t->page_first[p] + c[s], end = t->page_first[p] + c[s + 1];
+	const uint8_t *rec = t->rec + p * t->stride;
+	uint32_t word;
+	memcpy(&word, rec, 4);
+	size_t i, n;
+	if (t->cnt_width == 2) {
+		uint16_t c[2];
+		memcpy(c, rec + 4 + 2 * s, 4);
+		i = word + c[0];
+		n = (size_t)(c[1] - c[0]);
+	} else {
+		i = word + rec[3 + s];
+		n = (size_t)(rec[4 + s] - rec[3 + s]);
+	}
+	/* the count of the subpage's offsets <= o (they are sorted) */
+	size_t end = i + n;
 	while (i < end && t->off[i] <= o)
 		i++;
 	return i == 0 ? 0 : t->rule[i - 1];

@@ -5,23 +5,27 @@
  * entry covers addresses up to the next entry's start, and rule set 0 means
  * "not covered" (gaps between functions, and after the last one).
  *
- * Addresses from `base` are cut into 4 KiB pages of 32 subpages of 128
- * bytes.  Each entry belongs to the subpage that contains its start and
- * stores only its 7-bit offset there (off[]) and its rule index (rule[]).
- * Per page: `first`, the number of entries that start before the page, and
- * cnt[0..32], where cnt[s] counts the page's entries that start before
- * subpage s (cnt[0] = 0, cnt[32] = all of them).  The entry covering an
- * address in subpage s of page p is found among the cnt[s+1] - cnt[s]
- * entries from index first + cnt[s] (a subpage rarely has more than 8, and
- * 8 offsets are compared at once with one 64-bit load), or else it is the
- * entry just before them.
+ * Addresses from `base` are cut into pages of 512 bytes to 4 KiB, cut in
+ * turn into subpages of 256 bytes.  Each entry belongs to the subpage that
+ * contains its start and stores only its 8-bit offset there (off[]) and
+ * its rule index (rule[]).  Per page: `first` (page_first), the number of
+ * entries that start before the page, and cnt[0..S], where cnt[s] counts
+ * the page's entries that start before subpage s (cnt[0] = 0, cnt[S] =
+ * all of them).  The entry covering an address in subpage s of page p is
+ * found among the cnt[s+1] - cnt[s] entries from index first + cnt[s]
+ * (LT_VEC offsets are compared at once, as one SSE2 vector), or else it is
+ * the entry just before them.  rec[] holds the page records as the
+ * generated code reads them: `first` (4 bytes, little-endian), then
+ * cnt[0..S] in one or two bytes each.  With one-byte counts, `first` is
+ * under 2^24 and its top byte is cnt[0] = 0: cnt[s] is at rec + 3 + s.
  *
- * Cost: 1 byte of offset and 1 or 2 of rule index per entry; a page record
- * of 4 + subpages + 1 bytes per page (37 per 4 KiB page).  The counts take
- * one byte each when every page has fewer than 256 entries: the page size
- * is the one of 512 bytes to 4 KiB for which that holds and the records
- * take the fewest bytes (dense code, as in libLLVM, needs smaller pages);
- * else 4 KiB pages with two-byte counts.
+ * Cost: 1 byte of offset and 1 rule byte per entry (see entry_gen.c); a
+ * page record of 4 + S bytes (20 per 4 KiB page, 8 per KiB).  The counts
+ * take one byte each when every page has fewer than 256 entries (and the
+ * file fewer than 2^24): the page size is the one of 512 bytes to 4 KiB
+ * for which that holds and the records take the fewest bytes (dense code,
+ * as in libLLVM, needs smaller pages); else 4 KiB pages with two-byte
+ * counts after `first`.
  */
 #ifndef EHELF_CODEGEN_LOOKUP_TABLE_H
 #define EHELF_CODEGEN_LOOKUP_TABLE_H
@@ -32,12 +36,14 @@
 enum {
 	LT_PAGE_BITS = 12,       /* the largest page size, log2 */
 	LT_MIN_PAGE_BITS = 9,    /* the smallest */
-	LT_SUB_BITS = 7,
+	LT_SUB_BITS = 8,
 	LT_SUBPAGES = 1 << (LT_PAGE_BITS - LT_SUB_BITS), /* at most */
+	LT_VEC = 16,             /* offsets compared at once (off[] padding) */
+	LT_FIRST1_LIMIT = 1 << 24, /* entries, for one-byte counts */
 	/* an entry's rule byte when its rule set's index does not fit in
 	 * it (see entry_gen.c), and the blocks escaped entries are ranked in */
 	LT_ESCAPE = 0xff,
-	LT_ESC_BLOCK_BITS = 5,
+	LT_ESC_BLOCK_BITS = 7,
 	LT_ESC_BLOCK = 1 << LT_ESC_BLOCK_BITS,
 };
 
@@ -55,7 +61,9 @@ typedef struct lookup_table {
 	uint32_t *page_first;  /* npages + 1 */
 	uint16_t *cnt;         /* npages * (subpages + 1) */
 	unsigned cnt_width;    /* 1 if every page has < 256 entries, else 2 */
-	uint8_t *off;          /* nentries (+ 8 bytes of padding) */
+	unsigned stride;       /* bytes per page record: 4 + S, or 4 + 2 (S + 1) */
+	uint8_t *rec;          /* npages * stride: the page records */
+	uint8_t *off;          /* nentries (+ LT_VEC bytes of padding) */
 	uint32_t *rule;        /* nentries */
 	size_t nentries;
 	uint32_t max_rule;
@@ -67,8 +75,8 @@ typedef struct lookup_table {
 int lt_build(lookup_table *t, lt_interval *iv, size_t n);
 void lt_free(lookup_table *t);
 
-/* Rule-set index covering PC, 0 if none: the reference for the generated
- * lookup code. */
+/* Rule-set index covering PC, 0 if none, found through rec[] and off[]:
+ * the reference for the generated lookup code (entry_gen.c). */
 uint32_t lt_lookup(const lookup_table *t, uint64_t pc);
 
 #endif

@@ -194,6 +194,7 @@ void x86_mov_load32(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x8
 void x86_mov_store32(x86_asm *a, x86_mem m, int src) { op_mem(a, 0, false, OP(0x89), src, m, 0, false); }
 void x86_movzx_load8(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x0f, 0xb6), dst, m, 0, false); }
 void x86_movzx_load16(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, false, OP(0x0f, 0xb7), dst, m, 0, false); }
+void x86_movsx_load16(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x0f, 0xbf), dst, m, 0, false); }
 void x86_movsxd_load(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x63), dst, m, 0, false); }
 void x86_lea(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x8d), dst, m, 0, false); }
 
@@ -397,4 +398,28 @@ void x86_movdqu_load(x86_asm *a, int xmm, x86_mem m)
 void x86_movdqu_store(x86_asm *a, x86_mem m, int xmm)
 {
 	op_mem(a, 0xf3, false, OP(0x0f, 0x7f), xmm, m, 0, false);
+}
+
+/* 66 [REX] 0F op modrm(mod=11, reg, rm): the SSE2 integer forms */
+static void sse_rr(x86_asm *a, uint8_t op, int reg, int rm)
+{
+	x86_u8(a, 0x66);
+	op_rr(a, false, OP(0x0f, op), reg, rm, false);
+}
+
+void x86_movd_xr(x86_asm *a, int xmm, int r) { sse_rr(a, 0x6e, xmm, r); }
+void x86_pcmpgtb(x86_asm *a, int dst, int src) { sse_rr(a, 0x64, dst, src); }
+void x86_pmovmskb(x86_asm *a, int r, int xmm) { sse_rr(a, 0xd7, r, xmm); }
+
+void x86_pshufd(x86_asm *a, int dst, int src, uint8_t order)
+{
+	sse_rr(a, 0x70, dst, src);
+	x86_u8(a, order);
+}
+
+void x86_bts_rr(x86_asm *a, int r, int bit) { op_rr(a, true, OP(0x0f, 0xab), bit, r, false); }
+void x86_tzcnt_rr(x86_asm *a, int dst, int src)
+{
+	x86_u8(a, 0xf3);
+	op_rr(a, true, OP(0x0f, 0xbc), dst, src, false);
 }

@@ -96,6 +96,7 @@ void x86_mov_load32(x86_asm *a, int dst, x86_mem m);    /* mov dst32, [m] (zero-
 void x86_mov_store32(x86_asm *a, x86_mem m, int src);   /* mov [m], src32 */
 void x86_movzx_load8(x86_asm *a, int dst, x86_mem m);   /* movzx dst, byte [m] */
 void x86_movzx_load16(x86_asm *a, int dst, x86_mem m);  /* movzx dst, word [m] */
+void x86_movsx_load16(x86_asm *a, int dst, x86_mem m);  /* movsx dst, word [m] */
 void x86_movsxd_load(x86_asm *a, int dst, x86_mem m);   /* movsxd dst, dword [m] */
 void x86_lea(x86_asm *a, int dst, x86_mem m);
 void x86_mov_rr(x86_asm *a, int dst, int src);
@@ -144,5 +145,17 @@ void x86_pop(x86_asm *a, int r);
 /* SSE moves for block copies */
 void x86_movdqu_load(x86_asm *a, int xmm, x86_mem m);
 void x86_movdqu_store(x86_asm *a, x86_mem m, int xmm);
+
+/* SSE2 byte compares (the lookup's offsets; xmm registers 0-15) */
+void x86_movd_xr(x86_asm *a, int xmm, int r);           /* movd xmm, r32 */
+void x86_pshufd(x86_asm *a, int dst, int src, uint8_t order);
+void x86_pcmpgtb(x86_asm *a, int dst, int src);         /* signed bytes */
+void x86_pmovmskb(x86_asm *a, int r, int xmm);          /* pmovmskb r32, xmm */
+
+/* bits (64-bit) */
+void x86_bts_rr(x86_asm *a, int r, int bit);            /* bts r, bit */
+/* tzcnt dst, src: runs as bsf where BMI1 is missing, which gives the same
+ * result when src is not 0 */
+void x86_tzcnt_rr(x86_asm *a, int dst, int src);
 
 #endif

@@ -91,6 +91,7 @@ static void emit_all(void)
 			x86_movzx_load8(&a, r, m); T("movzx %s, BYTE PTR %s", R32[r], mem(m));
 			x86_movzx_load16(&a, r, m); T("movzx %s, WORD PTR %s", R32[r], mem(m));
 			x86_movsxd_load(&a, r, m); T("movsxd %s, DWORD PTR %s", R64[r], mem(m));
+			x86_movsx_load16(&a, r, m); T("movsx %s, WORD PTR %s", R64[r], mem(m));
 			x86_imul_rm(&a, r, m); T("imul %s, QWORD PTR %s", R64[r], mem(m));
 			for (size_t k = 0; k < sizeof alus / sizeof alus[0]; k++) {
 				x86_alu_rr(&a, alus[k], r, b); T("%s %s, %s", alu[alus[k]], R64[r], R64[b]);
@@ -158,6 +159,15 @@ static void emit_all(void)
 		T("movdqu xmm%d, XMMWORD PTR %s", i % 16, mem(M(r, disps[i % NDISPS])));
 		x86_movdqu_store(&a, M(r, disps[i % NDISPS]), i % 16);
 		T("movdqu XMMWORD PTR %s, xmm%d", mem(M(r, disps[i % NDISPS])), i % 16);
+		for (int j = 0; j < NREGS; j++) {
+			int x = i % 16, y = regs[j];
+			x86_movd_xr(&a, x, y); T("movd xmm%d, %s", x, R32[y]);
+			x86_pcmpgtb(&a, y, x); T("pcmpgtb xmm%d, xmm%d", y, x);
+			x86_pmovmskb(&a, y, x); T("pmovmskb %s, xmm%d", R32[y], x);
+			x86_pshufd(&a, x, y, (uint8_t)(j * 37)); T("pshufd xmm%d, xmm%d, %d", x, y, (j * 37) & 0xff);
+			x86_bts_rr(&a, r, y); T("bts %s, %s", R64[r], R64[y]);
+			x86_tzcnt_rr(&a, r, y); T("tzcnt %s, %s", R64[r], R64[y]);
+		}
 		x86_lea(&a, r, MRIP(lab_fwd)); T("lea %s, [rip+L%d]", R64[r], lab_fwd);
 		x86_imul_rm(&a, r, MRIP(lab_back)); T("imul %s, QWORD PTR [rip+L%d]", R64[r], lab_back);
 		x86_alu_mi32(&a, ALU_ADD, MRIP(lab_fwd), 1000);
