@@ -28,9 +28,11 @@ typedef struct tables {
 				 * sets numbered 255 and up are escaped */
 	int esc_rank, esc_rules, esc_find;  /* their tables and routine */
 	int again[2];           /* local, remote: dispatch of index RCX */
-	bool interp_local;      /* the local entry applies summaries too */
-	bool shared_lookup;     /* one lookup subroutine (with interp_local) */
+	bool compact;           /* small files: one core for both step
+				 * entry points (emit_compact) */
+	bool shared_lookup;     /* one lookup subroutine (with compact) */
 	int lookup_fn;
+	int bodies;             /* compact: the first body */
 	int stub[2];            /* local, remote escape stubs */
 } tables;
 
@@ -339,34 +341,6 @@ static void emit_sum_slot(gen_ctx *g, x86_mem word, int src, int k, int skip)
 
 static const int sum_slot_regs[EHELF_SUM_SLOTS] = EHELF_SUM_SLOT_REGS;
 
-/* Local mode (small files, see gen_blob_build): apply the summary word in
- * RAX; leaves through the exits.  The valid bits of the registers set
- * gather in EBX. */
-static void emit_sum_local(gen_ctx *g)
-{
-	x86_asm *a = g->a;
-	emit_sum_cfa(g, R11);
-	x86_mov_ri(a, RBX, 1u << EHELF_RSP);
-	for (int k = 0; k < EHELF_SUM_SLOTS; k++) {
-		int skip = x86_label(a), reg = sum_slot_regs[k];
-		emit_sum_slot(g, M(0, 0), RAX, k, skip);
-		x86_lea(a, R10, MI(R11, RDX, 8, 0));
-		x86_alu_rr(a, ALU_CMP, R10, g->stack_lo);
-		x86_jcc(a, CC_B, g->l_bounds);
-		x86_alu_rr(a, ALU_CMP, R10, g->stack_hi_minus_8);
-		x86_jcc(a, CC_A, g->l_bounds);
-		x86_mov_load(a, R10, M(R10, 0));
-		x86_mov_store(a, M(g->out, GEN_REG_SIZE * reg), R10);
-		x86_alu32_ri(a, ALU_OR, RBX, (int32_t)(1u << reg));
-		x86_bind(a, skip);
-	}
-	x86_mov_load32(a, RCX, M(g->out, GEN_REGS_VALID));
-	x86_alu32_rr(a, ALU_OR, RCX, RBX);
-	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RCX);
-	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
-	gen_return(g);
-}
-
 /* Remote mode: apply the summary word in RAX through the read helper,
  * and leave through the exits.  The word is kept in the frame's first
  * expression slot, the CFA in the mode's CFA register. */
@@ -415,12 +389,6 @@ static void emit_local_entry(x86_asm *a, const lookup_table *t,
 	emit_copy(a, RSI, RDI);
 	emit_lookup(a, t, tb, l_not_covered, RDX);
 	x86_bind(a, tb->again[0]);
-	if (tb->interp_local) {
-		int l_record = x86_label(a);
-		emit_word(a, tb->summaries, l_record);
-		emit_sum_local(g);
-		x86_bind(a, l_record);
-	}
 	emit_dispatch(a, tb, RECORD_LOCAL_BODY, g->params_reg, g->params_slot);
 	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
@@ -514,9 +482,183 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 	x86_jmp(a, l_read_fail);
 }
 
+/*
+ * Compact eh_elfs (small files, tables.compact): the two step entry points
+ * share one core and differ only by the read helper they give it in R14:
+ * local, a load checked against [stack_lo, stack_hi); remote, the
+ * caller's callback.  The core has the remote entry's registers (in R12,
+ * out R13, CFA RBX) and this frame:
+ *   [rbp - 128, rbp)  expression slots (rsp = rbp - 128)
+ *   [rbp]             the rule set's parameters (CF_PARAMS)
+ *   [rbp + 8]         stack_lo or read (CF_A), [rbp + 16] stack_hi or arg
+ *   [rbp + 24]        the six saved registers, then the return address
+ * It copies in to out in a loop, calls the lookup subroutine, and applies
+ * a summary word in a loop over its slots, or jumps to the rule set's one
+ * body (remote mode, reading through R14).  A rule set without a summary
+ * has no rule record: its word is (its body - the first body) * 2 | its
+ * parameters' offset << 32 (bit 0 clear: ehelf_describe answers 0).
+ * The helpers take the address in RSI, return the value in RAX, keep RCX
+ * and RDX (and every callee-saved register), and leave a failed read
+ * straight through the exit, whose epilogue restores rsp from rbp.
+ */
+enum { CF_PARAMS = 0, CF_A = 8, CF_B = 16, CF_SAVED = 24 };
+
+static const int compact_saved[] = { RBP, RBX, R12, R13, R14, R15 };
+
+/* Summary word in RAX (R15 too) -> applied, status 0 to DONE. */
+static void emit_compact_sum(gen_ctx *g)
+{
+	x86_asm *a = g->a;
+	_Static_assert(EHELF_SUM_CFA_RBP == 2 && EHELF_RBP + 1 == EHELF_RSP,
+		       "the CFA register is rsp - the RBP bit");
+	/* CFA: its register (rsp or rbp) must be valid */
+	x86_mov_load32(a, RDX, M(g->in, GEN_REGS_VALID));
+	x86_mov_rr(a, RCX, RAX);
+	x86_shift32_ri(a, SH_SHR, RCX, 1);
+	x86_alu32_ri(a, ALU_AND, RCX, 1);              /* 1: rbp */
+	x86_neg(a, RCX);
+	x86_mov_load(a, RBX, MI(g->in, RCX, 8, GEN_REG_SIZE * EHELF_RSP));
+	x86_alu32_ri(a, ALU_ADD, RCX, EHELF_RSP);
+	x86_bt32_rr(a, RDX, RCX);
+	x86_jcc(a, CC_AE, g->l_badreg);                /* CF clear */
+	x86_mov_rr(a, RDX, RAX);
+	x86_shift_ri(a, SH_SHL, RDX,
+		     64 - EHELF_SUM_CFA_SHIFT - EHELF_SUM_CFA_BITS);
+	x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_CFA_BITS);
+	x86_lea(a, RBX, MI(RBX, RDX, 8, 0));
+	x86_mov_store(a, M(g->out, GEN_REG_SIZE * EHELF_RSP), RBX);
+	x86_alu_mi32(a, ALU_OR, M(g->out, GEN_REGS_VALID), 1 << EHELF_RSP);
+	/* the slots: R15 their fields, from slot 0 up; RCX the registers
+	 * minus 1, four bits each, slot 0's lowest (none is 0: the end) */
+	uint32_t regs = 0;
+	for (int k = EHELF_SUM_SLOTS - 1; k >= 0; k--)
+		regs = regs << 4 | (uint32_t)(sum_slot_regs[k] - 1);
+	x86_shift_ri(a, SH_SHR, R15, EHELF_SUM_SLOT_SHIFT);
+	x86_mov_ri(a, RCX, regs);
+	int l_slot = x86_label(a), l_next = x86_label(a);
+	x86_bind(a, l_slot);
+	x86_mov_rr(a, RDX, R15);
+	x86_shift_ri(a, SH_SHL, RDX, 64 - EHELF_SUM_SLOT_BITS);
+	x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_SLOT_BITS);
+	x86_shift_ri(a, SH_SHR, R15, EHELF_SUM_SLOT_BITS);
+	x86_alu_ri(a, ALU_CMP, RDX, -EHELF_SUM_KEEP);
+	x86_jcc8(a, CC_E, l_next);
+	x86_lea(a, RSI, MI(RBX, RDX, 8, 0));
+	x86_call_r(a, g->read_reg);
+	x86_mov_rr(a, RDX, RCX);
+	x86_alu32_ri(a, ALU_AND, RDX, 15);
+	x86_mov_store(a, MI(g->out, RDX, 8, GEN_REG_SIZE), RAX);
+	x86_inc32(a, RDX);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	x86_bts32_rr(a, RAX, RDX);
+	x86_alu32_mr(a, ALU_OR, M(g->out, GEN_REGS_VALID), RAX);
+	x86_bind(a, l_next);
+	x86_shift32_ri(a, SH_SHR, RCX, 4);
+	x86_jcc8(a, CC_NE, l_slot);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	x86_jmp(a, g->l_done);
+}
+
+/* Both step entry points, their core, exits and read helpers; the local
+ * entry at L_LOCAL, the remote one at L_REMOTE. */
+static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
+			 int l_local, int l_remote)
+{
+	int l_core = x86_label(a), l_copy = x86_label(a);
+	int l_not_covered = x86_label(a), l_read_fail = x86_label(a);
+	int l_body = x86_label(a);
+	int h_local = x86_label(a), h_remote = x86_label(a);
+	/* ehelf_step_local(pc=rdi, in=rsi, out=rdx, stack_lo=rcx,
+	 * stack_hi=r8), ehelf_step_remote(pc=rdi, in=rsi, out=rdx,
+	 * read=rcx, arg=r8) */
+	x86_bind(a, l_local);
+	x86_lea(a, RAX, MRIP(h_local));
+	x86_jmp8(a, l_core);
+	x86_bind(a, l_remote);
+	x86_lea(a, RAX, MRIP(h_remote));
+	x86_bind(a, l_core);
+	for (int i = 0; i < 6; i++)
+		x86_push(a, compact_saved[i]);
+	x86_push(a, R8);                                /* CF_B */
+	x86_push(a, RCX);                               /* CF_A */
+	x86_push(a, RAX);                               /* CF_PARAMS */
+	x86_mov_rr(a, RBP, RSP);
+	/* 9 pushes leave rsp = 0 (mod 16) */
+	x86_alu_ri(a, ALU_ADD, RSP, -8 * GEN_MAX_STACK);
+	x86_mov_rr(a, g->in, RSI);
+	x86_mov_rr(a, g->out, RDX);
+	x86_mov_rr(a, g->read_reg, RAX);
+	/* out = in, eight bytes at a time (see emit_copy) */
+	x86_mov_ri(a, RCX, EHELF_NREGS);
+	x86_bind(a, l_copy);
+	x86_mov_load(a, RAX, MI(g->in, RCX, 8, -GEN_REG_SIZE));
+	x86_mov_store(a, MI(g->out, RCX, 8, -GEN_REG_SIZE), RAX);
+	x86_dec32(a, RCX);
+	x86_jcc8(a, CC_NE, l_copy);
+	x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
+	x86_alu32_ri(a, ALU_AND, RAX, (int32_t)EHELF_VALID_REGS);
+	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RAX);
+	x86_mov_rr(a, RAX, RDI);
+	x86_call(a, tb->lookup_fn);
+	x86_test_rr(a, RCX, RCX);
+	x86_jcc(a, CC_E, l_not_covered);
+	x86_lea(a, R10, MRIP(tb->summaries));
+	x86_mov_load(a, RAX, MI(R10, RCX, 8, 0));
+	x86_test8_ri(a, RAX, (uint8_t)EHELF_SUM_OK);
+	x86_jcc(a, CC_E, l_body);
+	x86_mov_rr(a, R15, RAX);
+	emit_compact_sum(g);
+	x86_bind(a, l_body);
+	x86_mov_rr(a, RDX, RAX);
+	x86_shift_ri(a, SH_SHR, RDX, 32);
+	x86_lea(a, R10, MRIP(tb->params));
+	x86_alu_rr(a, ALU_ADD, RDX, R10);
+	x86_mov_store(a, g->params_slot, RDX);
+	x86_shift32_ri(a, SH_SHR, RAX, 1);
+	x86_lea(a, R10, MRIP(tb->bodies));
+	x86_alu_rr(a, ALU_ADD, RAX, R10);
+	x86_jmp_r(a, RAX);
+	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
+	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
+	emit_exit(a, g->l_bounds, EHELF_E_BOUNDS, g->l_done);
+	emit_exit(a, g->l_expr, EHELF_E_EXPR, g->l_done);
+	emit_exit(a, l_read_fail, EHELF_E_READ, g->l_done);
+	x86_bind(a, g->l_done);
+	x86_lea(a, RSP, M(RBP, CF_SAVED));
+	for (int i = 5; i >= 0; i--)
+		x86_pop(a, compact_saved[i]);
+	x86_ret(a);
+	/* local read: [rsi, rsi + 8) within [stack_lo, stack_hi) */
+	x86_bind(a, h_local);
+	x86_alu_rm(a, ALU_CMP, RSI, M(RBP, CF_A));
+	x86_jcc(a, CC_B, g->l_bounds);
+	x86_mov_rr(a, RAX, RSI);
+	x86_alu_ri(a, ALU_ADD, RAX, 8);
+	x86_jcc(a, CC_B, g->l_bounds);                 /* carry: wrapped */
+	x86_alu_rm(a, ALU_CMP, RAX, M(RBP, CF_B));
+	x86_jcc(a, CC_A, g->l_bounds);
+	x86_mov_load(a, RAX, M(RSI, 0));
+	x86_ret(a);
+	/* remote read: read(arg, rsi, &value) on a 16-byte aligned stack */
+	x86_bind(a, h_remote);
+	x86_push(a, RCX);
+	x86_push(a, RDX);
+	x86_push(a, RAX);                               /* the value */
+	x86_mov_load(a, RDI, M(RBP, CF_B));
+	x86_mov_rr(a, RDX, RSP);
+	x86_mov_load(a, RAX, M(RBP, CF_A));
+	x86_call_r(a, RAX);
+	x86_alu32_rr(a, ALU_OR, RAX, RAX);
+	x86_jcc(a, CC_NE, l_read_fail);
+	x86_pop(a, RAX);
+	x86_pop(a, RDX);
+	x86_pop(a, RCX);
+	x86_ret(a);
+}
+
 static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 {
-	gen_ctx g = { .a = a, .mode = mode };
+	gen_ctx g = { .a = a, .mode = mode, .read_reg = XNONE };
 	if (mode == GEN_LOCAL) {
 		g.in = RSI;
 		g.out = RDI;
@@ -587,19 +729,12 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 	return a->failed ? ERR_NOMEM : 0;
 }
 
-/* Files of at most this many entries (about 16 KiB of .eh_frame) have no
- * local bodies for their summarised rule sets (tables.interp_local), when
- * they have enough of those for the interpreter (about 340 bytes of code)
- * to take less room than their bodies, records and parameters. */
-enum { INTERP_LOCAL_MAX_ENTRIES = 2048, INTERP_LOCAL_MIN_SUMMARISED = 6 };
-
-static size_t summarised_rulesets(const ruleset_table *rs)
-{
-	size_t n = 0;
-	for (size_t i = 1; i < rs->n; i++)
-		n += ruleset_summary(&rs->v[i]) != 0;
-	return n;
-}
+/* Files of at most this many entries (about 16 KiB of .eh_frame) and 256
+ * rule sets are compact (emit_compact): one core for both step entry
+ * points, which interprets summaries, and one body per rule set without
+ * a summary.  Larger files keep an inlined lookup and compiled bodies in
+ * both modes, a few ns faster a step. */
+enum { COMPACT_MAX_ENTRIES = 2048, COMPACT_MAX_RULESETS = 256 };
 
 typedef struct use {
 	uint64_t count;        /* entries of the rule set */
@@ -668,20 +803,20 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		.cnt_width = t->cnt_width,
 		.page_stride = 4 + (t->subpages + 1) * t->cnt_width,
 		.escapes = rs->n > 256,
-		/* small files: the local entry applies summaries too (about
-		 * 3 ns slower a step than a compiled body, but their bodies,
-		 * records and parameters are most of a small eh_elf) */
-		.interp_local = rs->n <= 256 && t->nentries <= INTERP_LOCAL_MAX_ENTRIES &&
-				summarised_rulesets(rs) >= INTERP_LOCAL_MIN_SUMMARISED,
-		.lookup_fn = x86_label(a),
+		/* small files: see emit_compact (a few ns slower a step
+		 * than compiled bodies, but most of a small eh_elf was the
+		 * code of its entry points and bodies) */
+		.compact = rs->n <= COMPACT_MAX_RULESETS &&
+			   t->nentries <= COMPACT_MAX_ENTRIES,
+		.lookup_fn = x86_label(a), .bodies = x86_label(a),
 		.esc_rank = x86_label(a), .esc_rules = x86_label(a),
 		.esc_find = x86_label(a),
 		.again = { x86_label(a), x86_label(a) },
 		.stub = { x86_label(a), x86_label(a) },
 	};
-	/* small files, whose local steps already interpret their summaries:
-	 * one lookup subroutine (480 bytes less, 1 ns more a step) */
-	tb.shared_lookup = tb.interp_local;
+	/* compact files: one lookup subroutine (480 bytes less, 1 ns more a
+	 * step) */
+	tb.shared_lookup = tb.compact;
 	/* shapes: rule sets that differ only in offsets share a body */
 	rs_code *code = calloc(rs->n, sizeof *code);
 	shape *sh = calloc(rs->n, sizeof *sh);
@@ -702,7 +837,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	size_t nsh = 0, nparams = 0;
 	for (size_t i = 1; i < rs->n && rc == 0; i++) {
 		code[i].summarised = ruleset_summary(&rs->v[i]) != 0;
-		if (code[i].summarised && tb.interp_local)
+		if (code[i].summarised && tb.compact)
 			continue; /* no body, record or parameters at all */
 		int32_t p[BODY_MAX_PARAMS];
 		int np = body_params(&rs->v[i], p);
@@ -748,7 +883,17 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	gen_ctx gr = make_ctx(a, GEN_REMOTE);
 	int l_local = x86_label(a), l_remote = x86_label(a);
 	int l_describe = x86_label(a);
-	if (rc == 0) {
+	if (rc == 0 && tb.compact) {
+		gr.params_slot = M(RBP, CF_PARAMS);
+		gr.read_reg = R14;
+		emit_compact(a, &tb, &gr, l_local, l_remote);
+		x86_bind(a, l_describe);
+		emit_describe_entry(a, t, &tb);
+		x86_bind(a, tb.lookup_fn);
+		emit_lookup_routine(a, t, &tb);
+		x86_bind(a, tb.bodies);
+		rc = emit_shape_bodies(b, &gr, sh, nsh, 1, true);
+	} else if (rc == 0) {
 		x86_bind(a, l_local);
 		emit_local_entry(a, t, &tb, &gl);
 		x86_align(a, 16, 0xcc);
@@ -772,9 +917,9 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			emit_esc_stub(a, &tb, RBX, tb.again[1]);
 		}
 		rc = emit_shape_bodies(b, &gl, sh, nsh, 0, true);
+		if (rc == 0)
+			rc = emit_shape_bodies(b, &gr, sh, nsh, 1, false);
 	}
-	if (rc == 0)
-		rc = emit_shape_bodies(b, &gr, sh, nsh, 1, false);
 	if (rc < 0)
 		goto out;
 	/* report unsupported rule sets, not shapes */
@@ -785,7 +930,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		b->nunsupported = 0;
 		for (size_t i = 1; i < rs->n && rc == 0; i++)
 			for (size_t k = 0; k < nshapes_unsup; k++) {
-				if ((tb.interp_local && code[i].summarised) ||
+				if ((tb.compact && code[i].summarised) ||
 				    by_shape[k].ruleset != code[i].shape)
 					continue;
 				gen_unsupported *u = realloc(b->unsupported,
@@ -837,30 +982,24 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	x86_align(a, 8, 0);
 	/* one word per rule set (in the new numbering): its summary, or its
-	 * index * 2 */
-	/* one word per rule set (in the new numbering): its summary, or the
-	 * index of its rule record * 2.  Every index has a record, but with
-	 * interp_local only those without a summary do. */
+	 * rule index * 2; compact: its body and parameters (emit_compact),
+	 * and no rule records */
 	x86_bind(a, tb.summaries);
-	uint32_t nrecords = 0;
 	for (size_t k = 0; k < nslots; k++) {
 		uint32_t i = order[k];
 		bool sum = i && i != NO_RULESET && code[i].summarised;
-		uint64_t w = sum ? ruleset_summary(&rs->v[i]) : 0;
-		if (!tb.interp_local || (!sum && i)) {
-			uint32_t rec = nrecords++; /* == k unless interp_local */
-			if (!sum)
-				w = (uint64_t)rec << 1;
-		}
+		uint64_t w = sum ? ruleset_summary(&rs->v[i]) : (uint64_t)k << 1;
+		if (tb.compact && !sum)
+			w = !i ? 0 : (uint64_t)(x86_label_offset(a, sh[code[i].shape].label[1]) -
+						x86_label_offset(a, tb.bodies)) << 1 |
+				     (uint64_t)code[i].params_off << 32;
 		x86_bytes(a, &w, 8);
 	}
 	x86_bind(a, tb.records);
-	for (size_t k = 0; k < nslots; k++) {
+	for (size_t k = 0; k < nslots && !tb.compact; k++) {
 		uint32_t i = order[k];
 		int64_t here = (int64_t)a->n;
 		bool sum = i && i != NO_RULESET && code[i].summarised;
-		if (tb.interp_local && (sum || !i))
-			continue; /* no record */
 		if (i == 0) { /* "not covered" is never dispatched */
 			x86_bytes(a, (uint8_t[RECORD_SIZE]){ 0 }, RECORD_SIZE);
 			continue;

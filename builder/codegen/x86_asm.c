@@ -268,6 +268,11 @@ void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm)
 	}
 }
 
+void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src)
+{
+	op_mem(a, 0, false, OP((uint8_t)(op * 8 + 1)), src, m, 0, false);
+}
+
 void x86_imul_rr(x86_asm *a, int dst, int src) { op_rr(a, true, OP(0x0f, 0xaf), dst, src, false); }
 void x86_imul_rm(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x0f, 0xaf), dst, m, 0, false); }
 
@@ -328,6 +333,21 @@ void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src)
 {
 	op_rr(a, true, OP(0x0f, (uint8_t)(0x40 + cc)), dst, src, false);
 }
+
+void x86_test8_ri(x86_asm *a, int r, uint8_t imm)
+{
+	if (r == RAX) {
+		x86_bytes(a, OP(0xa8, imm));
+		return;
+	}
+	op_rr(a, false, OP(0xf6), 0, r, r >= 4);
+	x86_u8(a, imm);
+}
+
+void x86_bt32_rr(x86_asm *a, int r, int bit) { op_rr(a, false, OP(0x0f, 0xa3), bit, r, false); }
+void x86_bts32_rr(x86_asm *a, int r, int bit) { op_rr(a, false, OP(0x0f, 0xab), bit, r, false); }
+void x86_inc32(x86_asm *a, int r) { op_rr(a, false, OP(0xff), 0, r, false); }
+void x86_dec32(x86_asm *a, int r) { op_rr(a, false, OP(0xff), 1, r, false); }
 
 void x86_jmp(x86_asm *a, int label)
 {

@@ -109,6 +109,7 @@ void x86_alu_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm);
 void x86_alu32_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm);
 void x86_alu32_rr(x86_asm *a, enum x86_alu op, int dst, int src);
 void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm); /* dword [m] */
+void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src); /* dword [m] op= src32 */
 void x86_imul_rr(x86_asm *a, int dst, int src);
 void x86_imul_rm(x86_asm *a, int dst, x86_mem m);       /* dst *= [m] */
 void x86_imul_ri(x86_asm *a, int dst, int src, int32_t imm); /* dst = src * imm */
@@ -126,6 +127,11 @@ void x86_test32_ri(x86_asm *a, int r, uint32_t imm);
 void x86_setcc(x86_asm *a, enum x86_cc cc, int r);      /* r8 only */
 void x86_movzx8_rr(x86_asm *a, int dst, int src);       /* movzx dst, src8 */
 void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src);
+void x86_test8_ri(x86_asm *a, int r, uint8_t imm);      /* test r8, imm8 */
+void x86_bt32_rr(x86_asm *a, int r, int bit);           /* bt r32, bit32: CF */
+void x86_bts32_rr(x86_asm *a, int r, int bit);          /* bts r32, bit32 */
+void x86_inc32(x86_asm *a, int r);
+void x86_dec32(x86_asm *a, int r);
 
 /* control flow */
 void x86_jmp(x86_asm *a, int label);

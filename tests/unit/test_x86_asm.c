@@ -96,6 +96,7 @@ static void emit_all(void)
 				x86_alu_rr(&a, alus[k], r, b); T("%s %s, %s", alu[alus[k]], R64[r], R64[b]);
 				x86_alu32_rr(&a, alus[k], r, b); T("%s %s, %s", alu[alus[k]], R32[r], R32[b]);
 				x86_alu_rm(&a, alus[k], r, m); T("%s %s, QWORD PTR %s", alu[alus[k]], R64[r], mem(m));
+				x86_alu32_mr(&a, alus[k], m, r); T("%s DWORD PTR %s, %s", alu[alus[k]], mem(m), R32[r]);
 			}
 			if (b != RSP) {
 				for (int sc = 1; sc <= 8; sc *= 2) {
@@ -141,6 +142,11 @@ static void emit_all(void)
 				T("movabs %s, %lld", R64[r], (long long)v);
 		}
 		x86_neg(&a, r); T("neg %s", R64[r]);
+		x86_test8_ri(&a, r, 0x81); T("test %s, 0x81", RB[r]);
+		x86_bt32_rr(&a, r, regs[(i + 3) % NREGS]); T("bt %s, %s", R32[r], R32[regs[(i + 3) % NREGS]]);
+		x86_bts32_rr(&a, r, regs[(i + 5) % NREGS]); T("bts %s, %s", R32[r], R32[regs[(i + 5) % NREGS]]);
+		x86_inc32(&a, r); T("inc %s", R32[r]);
+		x86_dec32(&a, r); T("dec %s", R32[r]);
 		x86_not(&a, r); T("not %s", R64[r]);
 		x86_shift_cl(&a, SH_SHL, r); T("shl %s, cl", R64[r]);
 		x86_shift_cl(&a, SH_SHR, r); T("shr %s, cl", R64[r]);
