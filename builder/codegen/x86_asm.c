@@ -344,6 +344,7 @@ void x86_test8_ri(x86_asm *a, int r, uint8_t imm)
 	x86_u8(a, imm);
 }
 
+void x86_cmp8_rm(x86_asm *a, int r, x86_mem m) { op_mem(a, 0, false, OP(0x3a), r, m, 0, r >= 4); }
 void x86_bt32_rr(x86_asm *a, int r, int bit) { op_rr(a, false, OP(0x0f, 0xa3), bit, r, false); }
 void x86_bts32_rr(x86_asm *a, int r, int bit) { op_rr(a, false, OP(0x0f, 0xab), bit, r, false); }
 void x86_inc32(x86_asm *a, int r) { op_rr(a, false, OP(0xff), 0, r, false); }

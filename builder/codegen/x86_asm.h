@@ -128,6 +128,7 @@ void x86_setcc(x86_asm *a, enum x86_cc cc, int r);      /* r8 only */
 void x86_movzx8_rr(x86_asm *a, int dst, int src);       /* movzx dst, src8 */
 void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src);
 void x86_test8_ri(x86_asm *a, int r, uint8_t imm);      /* test r8, imm8 */
+void x86_cmp8_rm(x86_asm *a, int r, x86_mem m);         /* cmp r8, byte [m] */
 void x86_bt32_rr(x86_asm *a, int r, int bit);           /* bt r32, bit32: CF */
 void x86_bts32_rr(x86_asm *a, int r, int bit);          /* bts r32, bit32 */
 void x86_inc32(x86_asm *a, int r);

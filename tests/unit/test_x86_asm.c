@@ -89,6 +89,7 @@ static void emit_all(void)
 			x86_mov_load32(&a, r, m); T("mov %s, DWORD PTR %s", R32[r], mem(m));
 			x86_mov_store32(&a, m, r); T("mov DWORD PTR %s, %s", mem(m), R32[r]);
 			x86_movzx_load8(&a, r, m); T("movzx %s, BYTE PTR %s", R32[r], mem(m));
+			x86_cmp8_rm(&a, r, m); T("cmp %s, BYTE PTR %s", RB[r], mem(m));
 			x86_movzx_load16(&a, r, m); T("movzx %s, WORD PTR %s", R32[r], mem(m));
 			x86_movsxd_load(&a, r, m); T("movsxd %s, DWORD PTR %s", R64[r], mem(m));
 			x86_imul_rm(&a, r, m); T("imul %s, QWORD PTR %s", R64[r], mem(m));
