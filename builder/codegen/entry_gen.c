@@ -941,6 +941,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		emit_lookup_small(a, t, &tb);
 		x86_bind(a, tb.bodies);
 		rc = emit_shape_bodies(b, &gr, sh, nsh, 1, true);
+		x86_relax(a, 0); /* two-byte jumps where they reach */
 	} else if (rc == 0) {
 		x86_bind(a, l_local);
 		emit_local_entry(a, t, &tb, &gl);

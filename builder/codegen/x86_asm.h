@@ -60,6 +60,7 @@ typedef struct x86_fixup {
 	uint32_t end;    /* offset the displacement is relative to */
 	int label;
 	bool rel8;       /* a one-byte displacement (x86_jcc8, x86_jmp8) */
+	uint8_t jump;    /* x86_relax: 1 for jmp rel32, 2 for jcc rel32 */
 } x86_fixup;
 
 typedef struct x86_asm {
@@ -81,6 +82,13 @@ int x86_label(x86_asm *a);                 /* a new unbound label */
 void x86_bind(x86_asm *a, int label);      /* bind it here */
 /* Resolve all fixups; false if a label is unbound (or earlier failure). */
 bool x86_finish(x86_asm *a);
+/* Branch relaxation: every jmp/jcc rel32 emitted at offset FROM or later
+ * whose label is bound and within reach becomes the two-byte form; the
+ * code from FROM on moves up, and the labels and fixups in it follow.
+ * The code there must not depend on its own alignment or absolute
+ * offsets (x86_align, offsets taken with x86_label_offset before).
+ * Returns the bytes saved. */
+size_t x86_relax(x86_asm *a, size_t from);
 /* Offset a label was bound at (after binding). */
 int64_t x86_label_offset(const x86_asm *a, int label);
 
