@@ -423,7 +423,7 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 		.off_remote = blob.off_remote, .off_describe = blob.off_describe,
 		.off_info = blob.off_info,
 		.info_size = sizeof info, .build_id = info.build_id,
-		.build_id_len = idlen,
+		.build_id_len = idlen, .code_align = blob.code_align,
 		.section_headers = opts && opts->section_headers,
 	};
 	t = det ? now_ms() : 0;

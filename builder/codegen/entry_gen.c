@@ -666,11 +666,18 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	x86_lea(a, R10, MRIP(tb->bodies));
 	x86_alu_rr(a, ALU_ADD, RAX, R10);
 	x86_jmp_r(a, RAX);
-	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
-	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
-	emit_exit(a, g->l_bounds, EHELF_E_BOUNDS, g->l_done);
-	emit_exit(a, g->l_expr, EHELF_E_EXPR, g->l_done);
-	emit_exit(a, l_read_fail, EHELF_E_READ, g->l_done);
+	/* the exits: the status by a push and a pop (3 bytes, not 5) */
+	static const int status[] = { EHELF_E_NOT_COVERED, EHELF_E_BADREG,
+		EHELF_E_BOUNDS, EHELF_E_EXPR, EHELF_E_READ };
+	int exits[] = { l_not_covered, g->l_badreg, g->l_bounds, g->l_expr,
+			l_read_fail };
+	for (int i = 0; i < 5; i++) {
+		x86_bind(a, exits[i]);
+		x86_push_i8(a, (int8_t)status[i]);
+		x86_pop(a, RAX);
+		if (i < 4)
+			x86_jmp8(a, g->l_done);
+	}
 	x86_bind(a, g->l_done);
 	x86_lea(a, RSP, M(RBP, CF_SAVED));
 	for (int i = 5; i >= 0; i--)
@@ -934,6 +941,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	if (rc == 0 && tb.compact) {
 		gr.params_slot = M(RBP, CF_PARAMS);
 		gr.read_reg = R14;
+		gr.fold = true;
 		emit_compact(a, &tb, &gr, l_local, l_remote);
 		x86_bind(a, l_describe);
 		emit_describe_entry(a, t, &tb);
@@ -993,6 +1001,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			goto out;
 	}
 	b->code_size = a->n;
+	b->code_align = tb.compact ? 8 : 64;
 	b->off_local = (size_t)x86_label_offset(a, l_local);
 	b->off_remote = (size_t)x86_label_offset(a, l_remote);
 	b->off_describe = (size_t)x86_label_offset(a, l_describe);

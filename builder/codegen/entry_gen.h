@@ -26,6 +26,8 @@ typedef struct gen_blob {
 	x86_asm a;              /* code then data; a.buf/a.n is the blob */
 	size_t code_size;       /* the code part, then tables */
 	size_t off_local, off_remote, off_describe, off_info;
+	size_t code_align;      /* the alignment the blob needs: 64, or 8
+				 * for compact eh_elfs (no aligned code) */
 	gen_unsupported *unsupported; /* one per unsupported rule set */
 	size_t nunsupported;
 } gen_blob;

@@ -387,6 +387,60 @@ static void emit_op(gen_ctx *g, const expr *e, const xop *x, const int *labels)
 	(void)e;
 }
 
+/* With g->fold: the constant X pushes, when it fits 32 bits signed. */
+static bool const_imm(const xop *x, int32_t *imm)
+{
+	uint8_t o = x->op.op;
+	int64_t v;
+	if (o >= DW_OP_lit0 && o <= DW_OP_lit31)
+		v = o - DW_OP_lit0;
+	else if ((o >= DW_OP_const1u && o <= DW_OP_const8s) ||
+		 o == DW_OP_constu || o == DW_OP_consts)
+		v = (int64_t)x->op.n1;
+	else
+		return false;
+	if (v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*imm = (int32_t)v;
+	return true;
+}
+
+/* The binary operation X (at depth D) on the constant IMM that the op
+ * before it pushed (not emitted): the result replaces the slot under it,
+ * as emit_op would leave it.  False if X is not such an operation. */
+static bool emit_folded(gen_ctx *g, const xop *x, int32_t imm)
+{
+	x86_asm *a = g->a;
+	x86_mem s = gen_slot(g, x->depth - 2);
+	uint8_t o = x->op.op;
+	switch (o) {
+	case DW_OP_and: case DW_OP_or: case DW_OP_xor: case DW_OP_plus:
+	case DW_OP_minus:
+		x86_alu_mi(a, o == DW_OP_and ? ALU_AND : o == DW_OP_or ? ALU_OR :
+			   o == DW_OP_xor ? ALU_XOR : o == DW_OP_plus ? ALU_ADD
+			   : ALU_SUB, s, imm);
+		return true;
+	case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
+		/* counts modulo 64, as the shift by cl does */
+		x86_shift_mi(a, o == DW_OP_shl ? SH_SHL : o == DW_OP_shr ? SH_SHR
+			     : SH_SAR, s, (uint8_t)(imm & 63));
+		return true;
+	case DW_OP_eq: case DW_OP_ne: case DW_OP_lt: case DW_OP_le:
+	case DW_OP_gt: case DW_OP_ge: {
+		enum x86_cc cc = o == DW_OP_eq ? CC_E : o == DW_OP_ne ? CC_NE :
+				 o == DW_OP_lt ? CC_L : o == DW_OP_le ? CC_LE :
+				 o == DW_OP_gt ? CC_G : CC_GE;
+		x86_alu32_rr(a, ALU_XOR, RDX, RDX);
+		x86_alu_mi(a, ALU_CMP, s, imm);
+		x86_setcc(a, cc, RDX);
+		x86_mov_store(a, s, RDX);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
 int expr_emit(gen_ctx *g, const uint8_t *bytes, uint32_t len, bool push_cfa,
 	      int dst, char *why, size_t whylen)
 {
@@ -402,12 +456,26 @@ int expr_emit(gen_ctx *g, const uint8_t *bytes, uint32_t len, bool push_cfa,
 	int labels[MAX_OPS + 1];
 	for (int i = 0; i <= e->n; i++)
 		labels[i] = x86_label(a);
+	bool target[MAX_OPS + 1] = { false };
+	for (int i = 0; i < e->n; i++)
+		if (e->ops[i].op.op == DW_OP_bra || e->ops[i].op.op == DW_OP_skip)
+			target[e->ops[i].target] = true;
 	if (push_cfa)
 		x86_mov_store(a, gen_slot(g, 0), g->cfa);
 	for (int i = 0; i < e->n; i++) {
 		x86_bind(a, labels[i]);
-		if (e->ops[i].depth >= 0)
-			emit_op(g, e, &e->ops[i], labels);
+		if (e->ops[i].depth < 0)
+			continue;
+		int32_t imm;
+		/* a constant and the operation on it, nothing branching in
+		 * between */
+		if (g->fold && i + 1 < e->n && !target[i + 1] &&
+		    e->ops[i + 1].depth >= 0 && const_imm(&e->ops[i], &imm) &&
+		    emit_folded(g, &e->ops[i + 1], imm)) {
+			x86_bind(a, labels[++i]);
+			continue;
+		}
+		emit_op(g, e, &e->ops[i], labels);
 	}
 	x86_bind(a, labels[e->n]);
 	x86_mov_load(a, dst, gen_slot(g, e->end_depth - 1));

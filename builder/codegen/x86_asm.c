@@ -392,6 +392,25 @@ void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src)
 	op_mem(a, 0, false, OP((uint8_t)(op * 8 + 1)), src, m, 0, false);
 }
 
+void x86_alu_mi(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm)
+{
+	if (imm >= -128 && imm <= 127) {
+		op_mem(a, 0, true, OP(0x83), op, m, 1, false);
+		x86_u8(a, (uint8_t)(int8_t)imm);
+	} else {
+		op_mem(a, 0, true, OP(0x81), op, m, 4, false);
+		x86_u32(a, (uint32_t)imm);
+	}
+}
+
+void x86_shift_mi(x86_asm *a, enum x86_shift op, x86_mem m, uint8_t imm)
+{
+	op_mem(a, 0, true, OP(0xc1), op, m, 1, false);
+	x86_u8(a, imm);
+}
+
+void x86_push_i8(x86_asm *a, int8_t imm) { x86_bytes(a, OP(0x6a, (uint8_t)imm)); }
+
 void x86_imul_rr(x86_asm *a, int dst, int src) { op_rr(a, true, OP(0x0f, 0xaf), dst, src, false); }
 void x86_imul_rm(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x0f, 0xaf), dst, m, 0, false); }
 

@@ -118,6 +118,9 @@ void x86_alu32_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm);
 void x86_alu32_rr(x86_asm *a, enum x86_alu op, int dst, int src);
 void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm); /* dword [m] */
 void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src); /* dword [m] op= src32 */
+void x86_alu_mi(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm);  /* qword [m] */
+void x86_shift_mi(x86_asm *a, enum x86_shift op, x86_mem m, uint8_t imm); /* qword [m] */
+void x86_push_i8(x86_asm *a, int8_t imm);                /* push imm8 (sign-extended) */
 void x86_imul_rr(x86_asm *a, int dst, int src);
 void x86_imul_rm(x86_asm *a, int dst, x86_mem m);       /* dst *= [m] */
 void x86_imul_ri(x86_asm *a, int dst, int src, int32_t imm); /* dst = src * imm */

@@ -120,6 +120,8 @@ static void emit_all(void)
 				x86_alu32_ri(&a, alus[o], r, imm); T("%s %s, %d", alu[alus[o]], R32[r], imm);
 				x86_alu_mi32(&a, alus[o], M(r, imm), imm);
 				T("%s DWORD PTR %s, %d", alu[alus[o]], mem(M(r, imm)), imm);
+				x86_alu_mi(&a, alus[o], M(r, -imm), imm);
+				T("%s QWORD PTR %s, %d", alu[alus[o]], mem(M(r, -imm)), imm);
 			}
 			x86_imul_ri(&a, r, regs[(i + k) % NREGS], imm);
 			T("imul %s, %s, %d", R64[r], R64[regs[(i + k) % NREGS]], imm);
@@ -154,6 +156,10 @@ static void emit_all(void)
 		x86_shift_cl(&a, SH_SAR, r); T("sar %s, cl", R64[r]);
 		x86_shift_ri(&a, SH_SHR, r, 56); T("shr %s, 56", R64[r]);
 		x86_shift32_ri(&a, SH_SHL, r, 3); T("shl %s, 3", R32[r]);
+		x86_shift_mi(&a, SH_SAR, M(r, disps[i % NDISPS]), 63);
+		T("sar QWORD PTR %s, 63", mem(M(r, disps[i % NDISPS])));
+		x86_shift_mi(&a, SH_SHR, M(r, 8), 2); T("shr QWORD PTR %s, 2", mem(M(r, 8)));
+		x86_push_i8(&a, (int8_t)(i - 6)); T("push %d", i - 6);
 		x86_idiv(&a, r); T("idiv %s", R64[r]);
 		x86_div(&a, r); T("div %s", R64[r]);
 		x86_setcc(&a, (enum x86_cc)(i % 16), r); T("set%s %s", CC[i % 16], RB[r]);
