@@ -33,6 +33,8 @@ typedef struct tables {
 	bool shared_lookup;     /* one lookup subroutine (with compact) */
 	int lookup_fn;
 	int bodies;             /* compact: the first body */
+	bool word32;            /* compact: 4-byte words (sum32_fits) */
+	int bodyrefs, expand;   /* word32: body words, describe's table */
 	int stub[2];            /* local, remote escape stubs */
 } tables;
 
@@ -476,6 +478,88 @@ static void emit_describe_entry(x86_asm *a, const lookup_table *t,
 	x86_ret(a);
 }
 
+/*
+ * 4-byte words (tables.word32): compact files whose summaries all have the
+ * return address at CFA - 8 and the other registers kept or at CFA - 8k,
+ * k in 1..7 (every small file of this machine) store each summary in 32
+ * bits: bits 0..13 as in the ABI's word, then a field of SUM32_BITS per
+ * slot 1..6, 0 for "kept", else k.  ehelf_describe expands it.  A rule
+ * set without a summary has the word 2j: its 8-byte word (emit_compact)
+ * is the j-th of the body words.
+ */
+enum { SUM32_BITS = 3, SUM32_SHIFT = EHELF_SUM_SLOT_SHIFT };
+
+static uint64_t sum_slot(uint64_t w, int k)
+{
+	return w >> (EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS * k) &
+	       ((1u << EHELF_SUM_SLOT_BITS) - 1);
+}
+
+static bool sum32_fits(uint64_t w)
+{
+	if (sum_slot(w, 0) != (1u << EHELF_SUM_SLOT_BITS) - 1) /* -1 */
+		return false;
+	for (int k = 1; k < EHELF_SUM_SLOTS; k++) {
+		uint64_t v = sum_slot(w, k);
+		if (v != EHELF_SUM_KEEP &&
+		    (v < (1u << EHELF_SUM_SLOT_BITS) - 7 ||
+		     v > (1u << EHELF_SUM_SLOT_BITS) - 1))
+			return false;
+	}
+	return true;
+}
+
+static uint32_t sum32(uint64_t w)
+{
+	uint32_t x = (uint32_t)(w & ((1u << EHELF_SUM_SLOT_SHIFT) - 1));
+	for (int k = 1; k < EHELF_SUM_SLOTS; k++) {
+		uint64_t v = sum_slot(w, k);
+		uint32_t f = v == EHELF_SUM_KEEP ? 0 :
+			     (uint32_t)((1u << EHELF_SUM_SLOT_BITS) - v);
+		x |= f << (SUM32_SHIFT + SUM32_BITS * (k - 1));
+	}
+	return x;
+}
+
+/* ehelf_describe of compact files with 4-byte words: the word expanded
+ * (see sum32), or 0. */
+static void emit_describe_word32(x86_asm *a, const lookup_table *t,
+				 const tables *tb)
+{
+	int l_none = x86_label(a), l_slot = x86_label(a);
+	x86_push(a, RBX);
+	x86_mov_rr(a, RAX, RDI);
+	emit_lookup(a, t, tb, l_none, RDX);
+	x86_lea(a, R10, MRIP(tb->summaries));
+	x86_mov_load32(a, RAX, MI(R10, RCX, 4, 0));
+	x86_test8_ri(a, RAX, (uint8_t)EHELF_SUM_OK);
+	x86_jcc8(a, CC_E, l_none);
+	/* CFA as it is, slot 0 (-1), then each field through the table */
+	x86_mov_rr(a, RDX, RAX);
+	x86_alu32_ri(a, ALU_AND, RDX, (1 << EHELF_SUM_SLOT_SHIFT) - 1);
+	x86_alu32_ri(a, ALU_OR, RDX, ((1 << EHELF_SUM_SLOT_BITS) - 1) << EHELF_SUM_SLOT_SHIFT);
+	x86_shift32_ri(a, SH_SHR, RAX, SUM32_SHIFT);
+	x86_mov_ri(a, RCX, EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS);
+	x86_lea(a, R10, MRIP(tb->expand));
+	x86_bind(a, l_slot);
+	x86_mov_rr(a, R11, RAX);
+	x86_alu32_ri(a, ALU_AND, R11, (1 << SUM32_BITS) - 1);
+	x86_movzx_load8(a, R11, MI(R10, R11, 1, 0));
+	x86_shift_cl(a, SH_SHL, R11);
+	x86_alu_rr(a, ALU_OR, RDX, R11);
+	x86_shift32_ri(a, SH_SHR, RAX, SUM32_BITS);
+	x86_alu32_ri(a, ALU_ADD, RCX, EHELF_SUM_SLOT_BITS);
+	x86_alu32_ri(a, ALU_CMP, RCX, EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS * EHELF_SUM_SLOTS);
+	x86_jcc8(a, CC_B, l_slot);
+	x86_mov_rr(a, RAX, RDX);
+	x86_pop(a, RBX);
+	x86_ret(a);
+	x86_bind(a, l_none);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	x86_pop(a, RBX);
+	x86_ret(a);
+}
+
 /* ehelf_step_remote(pc=rdi, in=rsi, out=rdx, read=rcx, arg=r8) */
 static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 			      const tables *tb, gen_ctx *g)
@@ -554,7 +638,7 @@ enum { CF_PARAMS = 0, CF_A = 8, CF_B = 16, CF_SAVED = 24 };
 static const int compact_saved[] = { RBP, RBX, R12, R13, R14, R15 };
 
 /* Summary word in RAX (R15 too) -> applied, status 0 to DONE. */
-static void emit_compact_sum(gen_ctx *g)
+static void emit_compact_sum(gen_ctx *g, bool word32)
 {
 	x86_asm *a = g->a;
 	_Static_assert(EHELF_SUM_CFA_RBP == 2 && EHELF_RBP + 1 == EHELF_RSP,
@@ -582,15 +666,27 @@ static void emit_compact_sum(gen_ctx *g)
 	for (int k = EHELF_SUM_SLOTS - 1; k >= 0; k--)
 		regs = regs << 4 | (uint32_t)(sum_slot_regs[k] - 1);
 	x86_shift_ri(a, SH_SHR, R15, EHELF_SUM_SLOT_SHIFT);
+	if (word32) { /* slot 0, the return address, at CFA - 8 */
+		x86_shift_ri(a, SH_SHL, R15, SUM32_BITS);
+		x86_alu_ri(a, ALU_OR, R15, 1);
+	}
 	x86_mov_ri(a, RCX, regs);
 	int l_slot = x86_label(a), l_next = x86_label(a);
 	x86_bind(a, l_slot);
-	x86_mov_rr(a, RDX, R15);
-	x86_shift_ri(a, SH_SHL, RDX, 64 - EHELF_SUM_SLOT_BITS);
-	x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_SLOT_BITS);
-	x86_shift_ri(a, SH_SHR, R15, EHELF_SUM_SLOT_BITS);
-	x86_alu_ri(a, ALU_CMP, RDX, -EHELF_SUM_KEEP);
-	x86_jcc8(a, CC_E, l_next);
+	if (word32) {
+		x86_mov_rr(a, RDX, R15);
+		x86_shift_ri(a, SH_SHR, R15, SUM32_BITS);
+		x86_alu32_ri(a, ALU_AND, RDX, (1 << SUM32_BITS) - 1);
+		x86_jcc8(a, CC_E, l_next);               /* kept */
+		x86_neg(a, RDX);
+	} else {
+		x86_mov_rr(a, RDX, R15);
+		x86_shift_ri(a, SH_SHL, RDX, 64 - EHELF_SUM_SLOT_BITS);
+		x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_SLOT_BITS);
+		x86_shift_ri(a, SH_SHR, R15, EHELF_SUM_SLOT_BITS);
+		x86_alu_ri(a, ALU_CMP, RDX, -EHELF_SUM_KEEP);
+		x86_jcc8(a, CC_E, l_next);
+	}
 	x86_lea(a, RSI, MI(RBX, RDX, 8, 0));
 	x86_call_r(a, g->read_reg);
 	x86_mov_rr(a, RDX, RCX);
@@ -651,12 +747,19 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	x86_test_rr(a, RCX, RCX);
 	x86_jcc(a, CC_E, l_not_covered);
 	x86_lea(a, R10, MRIP(tb->summaries));
-	x86_mov_load(a, RAX, MI(R10, RCX, 8, 0));
+	if (tb->word32)
+		x86_mov_load32(a, RAX, MI(R10, RCX, 4, 0));
+	else
+		x86_mov_load(a, RAX, MI(R10, RCX, 8, 0));
 	x86_test8_ri(a, RAX, (uint8_t)EHELF_SUM_OK);
 	x86_jcc(a, CC_E, l_body);
 	x86_mov_rr(a, R15, RAX);
-	emit_compact_sum(g);
+	emit_compact_sum(g, tb->word32);
 	x86_bind(a, l_body);
+	if (tb->word32) {
+		x86_lea(a, R10, MRIP(tb->bodyrefs));
+		x86_mov_load(a, RAX, MI(R10, RAX, 4, 0));
+	}
 	x86_mov_rr(a, RDX, RAX);
 	x86_shift_ri(a, SH_SHR, RDX, 32);
 	x86_lea(a, R10, MRIP(tb->params));
@@ -864,6 +967,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		.compact = rs->n <= COMPACT_MAX_RULESETS &&
 			   t->nentries <= COMPACT_MAX_ENTRIES,
 		.lookup_fn = x86_label(a), .bodies = x86_label(a),
+		.bodyrefs = x86_label(a), .expand = x86_label(a),
 		.esc_rank = x86_label(a), .esc_rules = x86_label(a),
 		.esc_find = x86_label(a),
 		.again = { x86_label(a), x86_label(a) },
@@ -927,6 +1031,13 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	free(slot);
 	ruleset_table_free(&shapes);
+	if (tb.compact) {
+		tb.word32 = true;
+		for (size_t i = 1; i < rs->n; i++)
+			if (code[i].summarised &&
+			    !sum32_fits(ruleset_summary(&rs->v[i])))
+				tb.word32 = false;
+	}
 	/* rule sets renumbered by use, most used first (0 stays "not
 	 * covered"): with more than 255, the entries of the first 254 take
 	 * one byte and only the others are escaped */
@@ -944,7 +1055,10 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		gr.fold = true;
 		emit_compact(a, &tb, &gr, l_local, l_remote);
 		x86_bind(a, l_describe);
-		emit_describe_entry(a, t, &tb);
+		if (tb.word32)
+			emit_describe_word32(a, t, &tb);
+		else
+			emit_describe_entry(a, t, &tb);
 		x86_bind(a, tb.lookup_fn);
 		emit_lookup_small(a, t, &tb);
 		x86_bind(a, tb.bodies);
@@ -1040,6 +1154,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	 * rule index * 2; compact: its body and parameters (emit_compact),
 	 * and no rule records */
 	x86_bind(a, tb.summaries);
+	uint32_t nbody = 0;
 	for (size_t k = 0; k < nslots; k++) {
 		uint32_t i = order[k];
 		bool sum = i && i != NO_RULESET && code[i].summarised;
@@ -1048,7 +1163,31 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			w = !i ? 0 : (uint64_t)(x86_label_offset(a, sh[code[i].shape].label[1]) -
 						x86_label_offset(a, tb.bodies)) << 1 |
 				     (uint64_t)code[i].params_off << 32;
-		x86_bytes(a, &w, 8);
+		if (!tb.word32)
+			x86_bytes(a, &w, 8);
+		else if (sum)
+			x86_u32(a, sum32(w));
+		else
+			x86_u32(a, i ? ++nbody * 2 : 0); /* the body words: 1.. */
+	}
+	if (tb.word32) {
+		x86_align(a, 8, 0);
+		x86_bind(a, tb.bodyrefs);
+		x86_bytes(a, &(uint64_t){ 0 }, 8);       /* word 0: none */
+		for (size_t k = 0; k < nslots; k++) {
+			uint32_t i = order[k];
+			if (!i || code[i].summarised)
+				continue;
+			uint64_t w = (uint64_t)(x86_label_offset(a, sh[code[i].shape].label[1]) -
+						x86_label_offset(a, tb.bodies)) << 1 |
+				     (uint64_t)code[i].params_off << 32;
+			x86_bytes(a, &w, 8);
+		}
+		/* describe: a field (0..7) -> the slot's 7-bit value */
+		x86_bind(a, tb.expand);
+		x86_u8(a, EHELF_SUM_KEEP);
+		for (unsigned f = 1; f < 1u << SUM32_BITS; f++)
+			x86_u8(a, (uint8_t)((1u << EHELF_SUM_SLOT_BITS) - f));
 	}
 	x86_bind(a, tb.records);
 	for (size_t k = 0; k < nslots && !tb.compact; k++) {
