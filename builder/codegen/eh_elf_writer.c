@@ -43,7 +43,7 @@ int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len)
 	size_t o_dynstr = o_dynsym + dynsym_size;
 	size_t o_blob = align(o_dynstr + sizeof dynstr, code_align);
 	size_t end_rx = o_blob + p->blob_size;
-	size_t o_dyn = align(end_rx, 16);
+	size_t o_dyn = align(end_rx, code_align < 16 ? 8 : 16);
 	size_t dyn_size = 6 * sizeof(Elf64_Dyn);
 	size_t v_dyn = align(end_rx, PAGE) + (o_dyn % PAGE);
 	/* section headers only when asked for: only inspection tools read

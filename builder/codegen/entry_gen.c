@@ -156,7 +156,7 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
  * emit_lookup_inline, but the subpage's entries are counted one at a
  * time (a short loop: a subpage usually has under 8), in a third of the
  * code.  Rule index in RCX, 0 when no row covers the pc; clobbers RAX,
- * RDX, RBX, R10, R11. */
+ * RDX, R9, R10, R11 (not RBX: ehelf_describe saves nothing). */
 static void emit_lookup_small(x86_asm *a, const lookup_table *t,
 			      const tables *tb)
 {
@@ -190,9 +190,9 @@ static void emit_lookup_small(x86_asm *a, const lookup_table *t,
 		x86_movzx_load16(a, RDX, MI(R10, RCX, 2, 4));
 		x86_movzx_load16(a, R11, MI(R10, RCX, 2, 6));
 	}
-	x86_mov_load32(a, RBX, M(R10, 0));
-	x86_alu32_rr(a, ALU_ADD, RDX, RBX);             /* the subpage's first */
-	x86_alu32_rr(a, ALU_ADD, R11, RBX);             /* and end */
+	x86_mov_load32(a, R9, M(R10, 0));
+	x86_alu32_rr(a, ALU_ADD, RDX, R9);              /* the subpage's first */
+	x86_alu32_rr(a, ALU_ADD, R11, R9);              /* and end */
 	x86_alu32_ri(a, ALU_AND, RAX, (1 << LT_SUB_BITS) - 1);
 	x86_lea(a, R10, MRIP(tb->entry_offsets));
 	x86_bind(a, l_loop);                            /* entries <= o */
@@ -453,7 +453,8 @@ static void emit_describe_entry(x86_asm *a, const lookup_table *t,
 				const tables *tb)
 {
 	int l_none = x86_label(a);
-	x86_push(a, RBX);
+	if (!tb->compact) /* the inlined lookup clobbers it */
+		x86_push(a, RBX);
 	x86_mov_rr(a, RAX, RDI);
 	emit_lookup(a, t, tb, l_none, RDX);
 	if (tb->escapes) {
@@ -470,11 +471,13 @@ static void emit_describe_entry(x86_asm *a, const lookup_table *t,
 	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)EHELF_SUM_OK);
 	x86_neg(a, RCX);
 	x86_alu_rr(a, ALU_AND, RAX, RCX);               /* 0 unless a summary */
-	x86_pop(a, RBX);
+	if (!tb->compact)
+		x86_pop(a, RBX);
 	x86_ret(a);
 	x86_bind(a, l_none);
 	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
-	x86_pop(a, RBX);
+	if (!tb->compact)
+		x86_pop(a, RBX);
 	x86_ret(a);
 }
 
@@ -527,7 +530,6 @@ static void emit_describe_word32(x86_asm *a, const lookup_table *t,
 				 const tables *tb)
 {
 	int l_none = x86_label(a), l_slot = x86_label(a);
-	x86_push(a, RBX);
 	x86_mov_rr(a, RAX, RDI);
 	emit_lookup(a, t, tb, l_none, RDX);
 	x86_lea(a, R10, MRIP(tb->summaries));
@@ -552,11 +554,9 @@ static void emit_describe_word32(x86_asm *a, const lookup_table *t,
 	x86_alu32_ri(a, ALU_CMP, RCX, EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS * EHELF_SUM_SLOTS);
 	x86_jcc8(a, CC_B, l_slot);
 	x86_mov_rr(a, RAX, RDX);
-	x86_pop(a, RBX);
 	x86_ret(a);
 	x86_bind(a, l_none);
 	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
-	x86_pop(a, RBX);
 	x86_ret(a);
 }
 
@@ -1153,7 +1153,8 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	/* one word per rule set (in the new numbering): its summary, or its
 	 * rule index * 2; compact: its body and parameters (emit_compact),
 	 * and no rule records */
-	x86_bind(a, tb.summaries);
+	/* word32: index 0 ("not covered", never read) is not stored */
+	x86_bind_at(a, tb.summaries, a->n - (tb.word32 ? 4 : 0));
 	uint32_t nbody = 0;
 	for (size_t k = 0; k < nslots; k++) {
 		uint32_t i = order[k];
@@ -1167,13 +1168,11 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			x86_bytes(a, &w, 8);
 		else if (sum)
 			x86_u32(a, sum32(w));
-		else
-			x86_u32(a, i ? ++nbody * 2 : 0); /* the body words: 1.. */
+		else if (i) /* the j-th body word: 2j */
+			x86_u32(a, nbody++ * 2);
 	}
 	if (tb.word32) {
-		x86_align(a, 8, 0);
 		x86_bind(a, tb.bodyrefs);
-		x86_bytes(a, &(uint64_t){ 0 }, 8);       /* word 0: none */
 		for (size_t k = 0; k < nslots; k++) {
 			uint32_t i = order[k];
 			if (!i || code[i].summarised)

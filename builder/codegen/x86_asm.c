@@ -83,6 +83,12 @@ void x86_bind(x86_asm *a, int label)
 		a->labels[label] = (int64_t)a->n;
 }
 
+void x86_bind_at(x86_asm *a, int label, size_t off)
+{
+	if (!a->failed)
+		a->labels[label] = (int64_t)off;
+}
+
 int64_t x86_label_offset(const x86_asm *a, int label)
 {
 	return a->labels[label];

@@ -80,6 +80,7 @@ void x86_reset(x86_asm *a);
 
 int x86_label(x86_asm *a);                 /* a new unbound label */
 void x86_bind(x86_asm *a, int label);      /* bind it here */
+void x86_bind_at(x86_asm *a, int label, size_t off); /* bind it at OFF */
 /* Resolve all fixups; false if a label is unbound (or earlier failure). */
 bool x86_finish(x86_asm *a);
 /* Branch relaxation: every jmp/jcc rel32 emitted at offset FROM or later
