@@ -1031,6 +1031,33 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	free(slot);
 	ruleset_table_free(&shapes);
+	/* compact: a shape of one rule set gets that rule set's own body,
+	 * with its offsets as immediates (shorter, and no parameters) */
+	uint32_t *users = rc == 0 && tb.compact ? calloc(nsh + 1, sizeof *users) : NULL;
+	if (rc == 0 && tb.compact && !users)
+		rc = ERR_NOMEM;
+	if (users) {
+		for (size_t i = 1; i < rs->n; i++)
+			if (!code[i].summarised)
+				users[code[i].shape]++;
+		nparams = 0;
+		for (size_t i = 1; i < rs->n; i++) {
+			shape *x = &sh[code[i].shape];
+			if (code[i].summarised || !x->parametric)
+				continue;
+			if (users[code[i].shape] == 1) {
+				x->rs = rs->v[i];
+				x->parametric = false;
+				continue;
+			}
+			int32_t p[BODY_MAX_PARAMS];
+			int np = body_params(&rs->v[i], p);
+			code[i].params_off = (uint32_t)(nparams * 4);
+			memcpy(params + nparams, p, (size_t)np * sizeof *p);
+			nparams += (size_t)np;
+		}
+		free(users);
+	}
 	if (tb.compact) {
 		tb.word32 = true;
 		for (size_t i = 1; i < rs->n; i++)
