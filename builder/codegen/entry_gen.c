@@ -34,7 +34,8 @@ typedef struct tables {
 	int lookup_fn;
 	int bodies;             /* compact: the first body */
 	bool word32;            /* compact: 4-byte words (sum32_fits) */
-	int bodyrefs, expand;   /* word32: body words, describe's table */
+	int bodyrefs, expand;   /* word32: body references, describe's table */
+	bool no_params;         /* compact: no body reads parameters */
 	int stub[2];            /* local, remote escape stubs */
 } tables;
 
@@ -757,18 +758,29 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	emit_compact_sum(g, tb->word32);
 	x86_bind(a, l_body);
 	if (tb->word32) {
+		/* word 2j: the j-th body reference, int32 body - table (and
+		 * uint32 parameters, 8 bytes, unless tables.no_params) */
 		x86_lea(a, R10, MRIP(tb->bodyrefs));
-		x86_mov_load(a, RAX, MI(R10, RAX, 4, 0));
+		if (!tb->no_params) {
+			x86_mov_load32(a, RDX, MI(R10, RAX, 4, 4));
+			x86_lea(a, R11, MRIP(tb->params));
+			x86_alu_rr(a, ALU_ADD, RDX, R11);
+			x86_mov_store(a, g->params_slot, RDX);
+		}
+		x86_movsxd_load(a, RAX, MI(R10, RAX, tb->no_params ? 2 : 4, 0));
+		x86_alu_rr(a, ALU_ADD, RAX, R10);
+		x86_jmp_r(a, RAX);
+	} else {
+		x86_mov_rr(a, RDX, RAX);
+		x86_shift_ri(a, SH_SHR, RDX, 32);
+		x86_lea(a, R10, MRIP(tb->params));
+		x86_alu_rr(a, ALU_ADD, RDX, R10);
+		x86_mov_store(a, g->params_slot, RDX);
+		x86_shift32_ri(a, SH_SHR, RAX, 1);
+		x86_lea(a, R10, MRIP(tb->bodies));
+		x86_alu_rr(a, ALU_ADD, RAX, R10);
+		x86_jmp_r(a, RAX);
 	}
-	x86_mov_rr(a, RDX, RAX);
-	x86_shift_ri(a, SH_SHR, RDX, 32);
-	x86_lea(a, R10, MRIP(tb->params));
-	x86_alu_rr(a, ALU_ADD, RDX, R10);
-	x86_mov_store(a, g->params_slot, RDX);
-	x86_shift32_ri(a, SH_SHR, RAX, 1);
-	x86_lea(a, R10, MRIP(tb->bodies));
-	x86_alu_rr(a, ALU_ADD, RAX, R10);
-	x86_jmp_r(a, RAX);
 	/* the exits: the status by a push and a pop (3 bytes, not 5) */
 	static const int status[] = { EHELF_E_NOT_COVERED, EHELF_E_BADREG,
 		EHELF_E_BOUNDS, EHELF_E_EXPR, EHELF_E_READ };
@@ -1059,6 +1071,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		free(users);
 	}
 	if (tb.compact) {
+		tb.no_params = nparams == 0;
 		tb.word32 = true;
 		for (size_t i = 1; i < rs->n; i++)
 			if (code[i].summarised &&
@@ -1200,14 +1213,15 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	if (tb.word32) {
 		x86_bind(a, tb.bodyrefs);
+		int64_t base = (int64_t)a->n;
 		for (size_t k = 0; k < nslots; k++) {
 			uint32_t i = order[k];
 			if (!i || code[i].summarised)
 				continue;
-			uint64_t w = (uint64_t)(x86_label_offset(a, sh[code[i].shape].label[1]) -
-						x86_label_offset(a, tb.bodies)) << 1 |
-				     (uint64_t)code[i].params_off << 32;
-			x86_bytes(a, &w, 8);
+			int64_t rel = x86_label_offset(a, sh[code[i].shape].label[1]) - base;
+			x86_u32(a, (uint32_t)(int32_t)rel);
+			if (!tb.no_params)
+				x86_u32(a, code[i].params_off);
 		}
 		/* describe: a field (0..7) -> the slot's 7-bit value */
 		x86_bind(a, tb.expand);
