@@ -156,32 +156,33 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 /* The lookup subroutine of compact files: the same search as
  * emit_lookup_inline, but the subpage's entries are counted one at a
  * time (a short loop: a subpage usually has under 8), in a third of the
- * code.  Rule index in RCX, 0 when no row covers the pc; clobbers RAX,
- * RDX, R9, R10, R11 (not RBX: ehelf_describe saves nothing). */
+ * code.  pc in RDI -> rule index in RCX, 0 (and ZF set) when no row
+ * covers the pc; clobbers RDX, RDI, R9, R10, R11 (not RBX: ehelf_describe
+ * saves nothing). */
 static void emit_lookup_small(x86_asm *a, const lookup_table *t,
 			      const tables *tb)
 {
 	int l_none = x86_label(a), l_loop = x86_label(a), l_done = x86_label(a);
 	uint64_t limit = (uint64_t)t->npages << t->page_bits;
 	if (t->base && t->base <= INT32_MAX) {
-		x86_alu_ri(a, ALU_SUB, RAX, (int32_t)t->base);
+		x86_alu_ri(a, ALU_SUB, RDI, (int32_t)t->base);
 	} else if (t->base) {
 		x86_mov_ri(a, R10, t->base);
-		x86_alu_rr(a, ALU_SUB, RAX, R10);
+		x86_alu_rr(a, ALU_SUB, RDI, R10);
 	}
 	if (limit <= INT32_MAX) {
-		x86_alu_ri(a, ALU_CMP, RAX, (int32_t)limit);
+		x86_alu_ri(a, ALU_CMP, RDI, (int32_t)limit);
 	} else {
 		x86_mov_ri(a, R10, limit);
-		x86_alu_rr(a, ALU_CMP, RAX, R10);
+		x86_alu_rr(a, ALU_CMP, RDI, R10);
 	}
 	x86_jcc(a, CC_AE, l_none);
-	x86_mov_rr(a, RDX, RAX);
+	x86_mov_rr(a, RDX, RDI);
 	x86_shift_ri(a, SH_SHR, RDX, (uint8_t)t->page_bits);
 	x86_imul_ri(a, RDX, RDX, (int32_t)tb->page_stride);
 	x86_lea(a, R10, MRIP(tb->pages));
 	x86_alu_rr(a, ALU_ADD, R10, RDX);               /* page record */
-	x86_mov_rr(a, RCX, RAX);
+	x86_mov_rr(a, RCX, RDI);
 	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
 	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage */
 	if (tb->cnt_width == 1) {
@@ -194,12 +195,12 @@ static void emit_lookup_small(x86_asm *a, const lookup_table *t,
 	x86_mov_load32(a, R9, M(R10, 0));
 	x86_alu32_rr(a, ALU_ADD, RDX, R9);              /* the subpage's first */
 	x86_alu32_rr(a, ALU_ADD, R11, R9);              /* and end */
-	x86_alu32_ri(a, ALU_AND, RAX, (1 << LT_SUB_BITS) - 1);
+	x86_alu32_ri(a, ALU_AND, RDI, (1 << LT_SUB_BITS) - 1);
 	x86_lea(a, R10, MRIP(tb->entry_offsets));
 	x86_bind(a, l_loop);                            /* entries <= o */
 	x86_alu32_rr(a, ALU_CMP, RDX, R11);
 	x86_jcc8(a, CC_AE, l_done);
-	x86_cmp8_rm(a, RAX, MI(R10, RDX, 1, 0));
+	x86_cmp8_rm(a, RDI, MI(R10, RDX, 1, 0));
 	x86_jcc8(a, CC_B, l_done);
 	x86_inc32(a, RDX);
 	x86_jmp8(a, l_loop);
@@ -208,6 +209,7 @@ static void emit_lookup_small(x86_asm *a, const lookup_table *t,
 	x86_jcc8(a, CC_E, l_none);                      /* none at all */
 	x86_lea(a, R10, MRIP(tb->entry_rules));
 	x86_movzx_load8(a, RCX, MI(R10, RDX, 1, -1));
+	x86_test_rr32(a, RCX, RCX);                     /* ZF: none */
 	x86_ret(a);
 	x86_bind(a, l_none);
 	x86_alu32_rr(a, ALU_XOR, RCX, RCX);
@@ -221,8 +223,7 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 		emit_lookup_inline(a, t, tb, not_covered, keep);
 		return;
 	}
-	x86_call(a, tb->lookup_fn);
-	x86_alu32_rr(a, ALU_OR, RCX, RCX);
+	x86_call(a, tb->lookup_fn);                     /* pc in RDI */
 	x86_jcc(a, CC_E, not_covered);
 }
 
@@ -454,9 +455,10 @@ static void emit_describe_entry(x86_asm *a, const lookup_table *t,
 				const tables *tb)
 {
 	int l_none = x86_label(a);
-	if (!tb->compact) /* the inlined lookup clobbers it */
+	if (!tb->compact) { /* the inlined lookup clobbers it */
 		x86_push(a, RBX);
-	x86_mov_rr(a, RAX, RDI);
+		x86_mov_rr(a, RAX, RDI);
+	}
 	emit_lookup(a, t, tb, l_none, RDX);
 	if (tb->escapes) {
 		int l_direct = x86_label(a);
@@ -531,7 +533,6 @@ static void emit_describe_word32(x86_asm *a, const lookup_table *t,
 				 const tables *tb)
 {
 	int l_none = x86_label(a), l_slot = x86_label(a);
-	x86_mov_rr(a, RAX, RDI);
 	emit_lookup(a, t, tb, l_none, RDX);
 	x86_lea(a, R10, MRIP(tb->summaries));
 	x86_mov_load32(a, RAX, MI(R10, RCX, 4, 0));
@@ -660,7 +661,7 @@ static void emit_compact_sum(gen_ctx *g, bool word32)
 	x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_CFA_BITS);
 	x86_lea(a, RBX, MI(RBX, RDX, 8, 0));
 	x86_mov_store(a, M(g->out, GEN_REG_SIZE * EHELF_RSP), RBX);
-	x86_alu_mi32(a, ALU_OR, M(g->out, GEN_REGS_VALID), 1 << EHELF_RSP);
+	x86_alu8_mi(a, ALU_OR, M(g->out, GEN_REGS_VALID), 1 << EHELF_RSP);
 	/* the slots: R15 their fields, from slot 0 up; RCX the registers
 	 * minus 1, four bits each, slot 0's lowest (none is 0: the end) */
 	uint32_t regs = 0;
@@ -711,7 +712,7 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 {
 	int l_core = x86_label(a), l_copy = x86_label(a);
 	int l_not_covered = x86_label(a), l_read_fail = x86_label(a);
-	int l_body = x86_label(a);
+	int l_sum = x86_label(a);
 	int h_local = x86_label(a), h_remote = x86_label(a);
 	/* ehelf_step_local(pc=rdi, in=rsi, out=rdx, stack_lo=rcx,
 	 * stack_hi=r8), ehelf_step_remote(pc=rdi, in=rsi, out=rdx,
@@ -743,20 +744,16 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
 	x86_alu32_ri(a, ALU_AND, RAX, (int32_t)EHELF_VALID_REGS);
 	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RAX);
-	x86_mov_rr(a, RAX, RDI);
-	x86_call(a, tb->lookup_fn);
-	x86_test_rr(a, RCX, RCX);
-	x86_jcc(a, CC_E, l_not_covered);
+	emit_lookup(a, NULL, tb, l_not_covered, XNONE); /* pc in RDI */
 	x86_lea(a, R10, MRIP(tb->summaries));
 	if (tb->word32)
 		x86_mov_load32(a, RAX, MI(R10, RCX, 4, 0));
 	else
 		x86_mov_load(a, RAX, MI(R10, RCX, 8, 0));
 	x86_test8_ri(a, RAX, (uint8_t)EHELF_SUM_OK);
-	x86_jcc(a, CC_E, l_body);
-	x86_mov_rr(a, R15, RAX);
-	emit_compact_sum(g, tb->word32);
-	x86_bind(a, l_body);
+	x86_jcc(a, CC_NE, l_sum);
+	/* the order (body dispatch, exits, helpers, summary) lets the
+	 * jumps between them take two bytes */
 	if (tb->word32) {
 		/* word 2j: the j-th body reference, int32 body - table (and
 		 * uint32 parameters, 8 bytes, unless tables.no_params) */
@@ -824,6 +821,9 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	x86_pop(a, RDX);
 	x86_pop(a, RCX);
 	x86_ret(a);
+	x86_bind(a, l_sum);
+	x86_mov_rr(a, R15, RAX);
+	emit_compact_sum(g, tb->word32);
 }
 
 static gen_ctx make_ctx(x86_asm *a, gen_mode mode)

@@ -409,6 +409,12 @@ void x86_alu_mi(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm)
 	}
 }
 
+void x86_alu8_mi(x86_asm *a, enum x86_alu op, x86_mem m, uint8_t imm)
+{
+	op_mem(a, 0, false, OP(0x80), op, m, 1, false);
+	x86_u8(a, imm);
+}
+
 void x86_shift_mi(x86_asm *a, enum x86_shift op, x86_mem m, uint8_t imm)
 {
 	op_mem(a, 0, true, OP(0xc1), op, m, 1, false);
@@ -477,6 +483,8 @@ void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src)
 {
 	op_rr(a, true, OP(0x0f, (uint8_t)(0x40 + cc)), dst, src, false);
 }
+
+void x86_test_rr32(x86_asm *a, int r1, int r2) { op_rr(a, false, OP(0x85), r2, r1, false); }
 
 void x86_test8_ri(x86_asm *a, int r, uint8_t imm)
 {

@@ -120,6 +120,7 @@ void x86_alu32_rr(x86_asm *a, enum x86_alu op, int dst, int src);
 void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm); /* dword [m] */
 void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src); /* dword [m] op= src32 */
 void x86_alu_mi(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm);  /* qword [m] */
+void x86_alu8_mi(x86_asm *a, enum x86_alu op, x86_mem m, uint8_t imm);  /* byte [m] */
 void x86_shift_mi(x86_asm *a, enum x86_shift op, x86_mem m, uint8_t imm); /* qword [m] */
 void x86_push_i8(x86_asm *a, int8_t imm);                /* push imm8 (sign-extended) */
 void x86_imul_rr(x86_asm *a, int dst, int src);
@@ -139,6 +140,7 @@ void x86_test32_ri(x86_asm *a, int r, uint32_t imm);
 void x86_setcc(x86_asm *a, enum x86_cc cc, int r);      /* r8 only */
 void x86_movzx8_rr(x86_asm *a, int dst, int src);       /* movzx dst, src8 */
 void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src);
+void x86_test_rr32(x86_asm *a, int r1, int r2);         /* test r1_32, r2_32 */
 void x86_test8_ri(x86_asm *a, int r, uint8_t imm);      /* test r8, imm8 */
 void x86_cmp8_rm(x86_asm *a, int r, x86_mem m);         /* cmp r8, byte [m] */
 void x86_bt32_rr(x86_asm *a, int r, int bit);           /* bt r32, bit32: CF */

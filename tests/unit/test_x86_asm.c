@@ -109,6 +109,7 @@ static void emit_all(void)
 			}
 			x86_imul_rr(&a, r, b); T("imul %s, %s", R64[r], R64[b]);
 			x86_test_rr(&a, r, b); T("test %s, %s", R64[r], R64[b]);
+			x86_test_rr32(&a, r, b); T("test %s, %s", R32[r], R32[b]);
 			x86_cmov(&a, (enum x86_cc)(j % 16), r, b);
 			T("cmov%s %s, %s", CC[j % 16], R64[r], R64[b]);
 			x86_movzx8_rr(&a, r, b); T("movzx %s, %s", R32[r], RB[b]);
@@ -120,6 +121,8 @@ static void emit_all(void)
 				x86_alu32_ri(&a, alus[o], r, imm); T("%s %s, %d", alu[alus[o]], R32[r], imm);
 				x86_alu_mi32(&a, alus[o], M(r, imm), imm);
 				T("%s DWORD PTR %s, %d", alu[alus[o]], mem(M(r, imm)), imm);
+				x86_alu8_mi(&a, alus[o], M(r, imm), (uint8_t)imm);
+				T("%s BYTE PTR %s, %d", alu[alus[o]], mem(M(r, imm)), (uint8_t)imm);
 				x86_alu_mi(&a, alus[o], M(r, -imm), imm);
 				T("%s QWORD PTR %s, %d", alu[alus[o]], mem(M(r, -imm)), imm);
 			}
