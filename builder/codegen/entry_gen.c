@@ -660,7 +660,7 @@ enum { CF_PARAMS = 0, CF_A = 8, CF_B = 16, CF_SAVED = 24 };
 static const int compact_saved[] = { RBP, RBX, R12, R13, R14, R15 };
 
 /* Summary word in RAX (R15 too) -> applied, status 0 to DONE. */
-static void emit_compact_sum(gen_ctx *g, bool word32)
+static void emit_compact_sum(gen_ctx *g, bool word32, bool unroll)
 {
 	x86_asm *a = g->a;
 	_Static_assert(EHELF_SUM_CFA_RBP == 2 && EHELF_RBP + 1 == EHELF_RSP,
@@ -682,6 +682,35 @@ static void emit_compact_sum(gen_ctx *g, bool word32)
 	x86_lea(a, RBX, MI(RBX, RDX, 8, 0));
 	x86_mov_store(a, M(g->out, GEN_REG_SIZE * EHELF_RSP), RBX);
 	x86_alu8_mi(a, ALU_OR, M(g->out, GEN_REGS_VALID), 1 << EHELF_RSP);
+	if (unroll) {
+		/* larger files: one copy per slot (a branch of its own each:
+		 * better predicted than the loop's) */
+		for (int k = 0; k < EHELF_SUM_SLOTS; k++) {
+			int l_skip = x86_label(a), reg = sum_slot_regs[k];
+			if (word32 && k == 0) {
+				x86_lea(a, RSI, M(RBX, -8));
+			} else if (word32) {
+				x86_mov_rr(a, RDX, R15);
+				x86_shift_ri(a, SH_SHR, RDX, (uint8_t)(SUM32_SHIFT +
+							SUM32_BITS * (k - 1)));
+				x86_alu32_ri(a, ALU_AND, RDX, (1 << SUM32_BITS) - 1);
+				x86_jcc8(a, CC_E, l_skip);       /* kept */
+				x86_neg(a, RDX);
+				x86_lea(a, RSI, MI(RBX, RDX, 8, 0));
+			} else {
+				emit_sum_slot(g, M(0, 0), R15, k, l_skip);
+				x86_lea(a, RSI, MI(RBX, RDX, 8, 0));
+			}
+			x86_call_r(a, g->read_reg);
+			x86_mov_store(a, M(g->out, GEN_REG_SIZE * reg), RAX);
+			x86_alu_mi32(a, ALU_OR, M(g->out, GEN_REGS_VALID),
+				     (int32_t)(1u << reg));
+			x86_bind(a, l_skip);
+		}
+		x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+		x86_jmp(a, g->l_done);
+		return;
+	}
 	/* the slots: R15 their fields, from slot 0 up; RCX the registers
 	 * minus 1, four bits each, slot 0's lowest (none is 0: the end) */
 	uint32_t regs = 0;
@@ -843,7 +872,7 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	x86_ret(a);
 	x86_bind(a, l_sum);
 	x86_mov_rr(a, R15, RAX);
-	emit_compact_sum(g, tb->word32);
+	emit_compact_sum(g, tb->word32, tb->swar_lookup);
 }
 
 static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
