@@ -1009,6 +1009,13 @@ static uint32_t *number_by_use(const lookup_table *t, size_t n, bool escapes,
 int gen_blob_build(gen_blob *b, const lookup_table *t,
 		   const ruleset_table *rs, struct ehelf_info *info)
 {
+	return gen_blob_build_form(b, t, rs, info, GEN_FORM_AUTO);
+}
+
+int gen_blob_build_form(gen_blob *b, const lookup_table *t,
+			const ruleset_table *rs, struct ehelf_info *info,
+			gen_form form)
+{
 	memset(b, 0, sizeof *b);
 	if (rs->n > 65535) /* escaped indexes are 16-bit */
 		return ERR_UNSUPPORTED;
@@ -1026,7 +1033,8 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		/* small files: see emit_compact (a few ns slower a step
 		 * than compiled bodies, but most of a small eh_elf was the
 		 * code of its entry points and bodies) */
-		.compact = rs->n <= COMPACT_MAX_RULESETS &&
+		.compact = form == GEN_FORM_COMPACT_LARGE ? rs->n <= COMPACT_MAX_RULESETS :
+			   form == GEN_FORM_AUTO && rs->n <= COMPACT_MAX_RULESETS &&
 			   t->nentries <= COMPACT_MAX_ENTRIES,
 		.lookup_fn = x86_label(a), .bodies = x86_label(a),
 		.bodyrefs = x86_label(a), .expand = x86_label(a),
@@ -1038,7 +1046,8 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	/* compact files: one lookup subroutine (480 bytes less, 1 ns more a
 	 * step) */
 	tb.shared_lookup = tb.compact;
-	tb.swar_lookup = tb.compact && t->nentries > COMPACT_SMALL_LOOKUP_MAX;
+	tb.swar_lookup = tb.compact && (t->nentries > COMPACT_SMALL_LOOKUP_MAX ||
+					form == GEN_FORM_COMPACT_LARGE);
 	/* shapes: rule sets that differ only in offsets share a body */
 	rs_code *code = calloc(rs->n, sizeof *code);
 	shape *sh = calloc(rs->n, sizeof *sh);

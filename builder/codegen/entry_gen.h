@@ -32,10 +32,19 @@ typedef struct gen_blob {
 	size_t nunsupported;
 } gen_blob;
 
+/* The code's form: chosen by the table's size (GEN_FORM_AUTO), or, for
+ * tests, forced: compiled bodies in both modes (the form of files of more
+ * than 16,384 entries or 256 rule sets), or the compact form of larger
+ * files (entry_gen.c) whatever the size. */
+typedef enum gen_form { GEN_FORM_AUTO, GEN_FORM_FULL, GEN_FORM_COMPACT_LARGE } gen_form;
+
 /* Generate.  INFO is copied into the blob (entries, rulesets, unsupported
  * and page_bits are filled in here).  Returns 0 or ERR_NOMEM/ERR_FORMAT. */
 int gen_blob_build(gen_blob *b, const lookup_table *t,
 		   const ruleset_table *rs, struct ehelf_info *info);
+int gen_blob_build_form(gen_blob *b, const lookup_table *t,
+			const ruleset_table *rs, struct ehelf_info *info,
+			gen_form form);
 void gen_blob_free(gen_blob *b);
 
 #endif
