@@ -11,7 +11,10 @@
 /*
  * Blob layout: [local entry][remote entry][read helper][bodies, local then
  * remote] [ehelf_info][constants][page records][rule records][params]
- * [entry offsets][entry rule indexes].
+ * [entry offsets][entry rule indexes]; compact files (emit_compact):
+ * [entries, core, exits, helpers, summary][describe][lookup][bodies]
+ * [ehelf_info][constants?][page records][words][body references]
+ * [describe's table?][params?][entry offsets][entry rule indexes].
  *
  * Rule record (12 bytes): int32 local body - record, int32 remote body -
  * record, uint32 params - params base.

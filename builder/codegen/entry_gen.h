@@ -3,7 +3,10 @@
  * (copy in to out, look the pc up, jump to the rule body), the describe
  * entry point (look the pc up, return its summary), their exits, the
  * remote read helper, every rule body in both modes, and the lookup tables
- * and ehelf_info they use, as one position-independent blob.
+ * and ehelf_info they use, as one position-independent blob.  Small files
+ * get a compact form instead: one core for both step entry points, which
+ * interprets summaries, and one body per rule set without a summary
+ * (entry_gen.c, emit_compact; docs/eh_elf.md).
  */
 #ifndef EHELF_CODEGEN_ENTRY_GEN_H
 #define EHELF_CODEGEN_ENTRY_GEN_H
