@@ -383,7 +383,8 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	st->entries = lt.nentries;
 	st->overlaps = lt.overlaps;
 	st->rulesets = (uint32_t)rs.n;
-	rc = gen_blob_build(&blob, &lt, &rs, &info);
+	rc = gen_blob_build_form(&blob, &lt, &rs, &info,
+				 opts ? (gen_form)opts->code_form : GEN_FORM_AUTO);
 	if (det)
 		det->codegen_ms = now_ms() - t;
 	if (rc < 0) {
@@ -423,7 +424,7 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 		.off_remote = blob.off_remote, .off_describe = blob.off_describe,
 		.off_info = blob.off_info,
 		.info_size = sizeof info, .build_id = info.build_id,
-		.build_id_len = idlen,
+		.build_id_len = idlen, .code_align = blob.code_align,
 		.section_headers = opts && opts->section_headers,
 	};
 	t = det ? now_ms() : 0;

@@ -135,6 +135,8 @@ typedef struct ehelf_compile_opts {
 	/* Add section headers (.text, .rodata, ...) for inspection tools;
 	 * the loader does not need them (docs/eh_elf.md). */
 	bool section_headers;
+	/* Tests: 0, or a gen_form (entry_gen.h) forcing the code's form. */
+	int code_form;
 } ehelf_compile_opts;
 
 /* Compile F into a file image (*IMAGE malloc'd, *LEN bytes).  Returns 0,

@@ -25,7 +25,8 @@ static size_t align(size_t v, size_t a)
 
 int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len)
 {
-	if (p->build_id_len > 64)
+	size_t code_align = p->code_align ? p->code_align : 64;
+	if (p->build_id_len > 64 || code_align % 8 || code_align > 64)
 		return ERR_ARG;
 	_Static_assert(sizeof dynstr == 62, "dynstr offsets");
 	_Static_assert(sizeof EHELF_NOTE_NAME > 4 && sizeof EHELF_NOTE_NAME <= 8,
@@ -40,9 +41,9 @@ int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len)
 	size_t o_dynsym = align(o_hash + hash_size, 8);
 	size_t dynsym_size = 5 * sizeof(Elf64_Sym);
 	size_t o_dynstr = o_dynsym + dynsym_size;
-	size_t o_blob = align(o_dynstr + sizeof dynstr, 64);
+	size_t o_blob = align(o_dynstr + sizeof dynstr, code_align);
 	size_t end_rx = o_blob + p->blob_size;
-	size_t o_dyn = align(end_rx, 16);
+	size_t o_dyn = align(end_rx, code_align < 16 ? 8 : 16);
 	size_t dyn_size = 6 * sizeof(Elf64_Dyn);
 	size_t v_dyn = align(end_rx, PAGE) + (o_dyn % PAGE);
 	/* section headers only when asked for: only inspection tools read
@@ -153,7 +154,7 @@ int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len)
 	sh[4] = (Elf64_Shdr){ SH_DYNSTR, SHT_STRTAB, SHF_ALLOC, o_dynstr,
 			      o_dynstr, sizeof dynstr, 0, 0, 1, 0 };
 	sh[5] = (Elf64_Shdr){ SH_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
-			      o_blob, o_blob, p->code_size, 0, 0, 64, 0 };
+			      o_blob, o_blob, p->code_size, 0, 0, code_align, 0 };
 	sh[6] = (Elf64_Shdr){ SH_RODATA, SHT_PROGBITS, SHF_ALLOC,
 			      o_blob + p->code_size, o_blob + p->code_size,
 			      p->blob_size - p->code_size, 0, 0, 8, 0 };

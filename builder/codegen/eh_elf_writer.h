@@ -22,6 +22,8 @@ typedef struct eh_elf_parts {
 	size_t off_local, off_remote, off_describe, off_info, info_size;
 	const uint8_t *build_id;  /* source build-ID (may be NULL if len 0) */
 	size_t build_id_len;
+	size_t code_align;        /* the blob's file offset: a multiple of
+				   * this (8, 16, 32 or 64; 0 means 64) */
 	bool section_headers;     /* add section headers (for inspection) */
 } eh_elf_parts;
 

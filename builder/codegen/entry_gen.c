@@ -12,7 +12,10 @@
  * Blob layout: [local entry][remote entry][read helper][bodies, local then
  * remote] [ehelf_info][constants (escapes only)][page records][rule-set
  * words][rule records][params][entry offsets][entry rule bytes][escape
- * ranks and indexes].
+ * ranks and indexes]; compact files (emit_compact, never escapes):
+ * [entries, core, exits, helpers, summary][describe][lookup][bodies]
+ * [ehelf_info][page records][words][body references][describe's
+ * table?][params?][entry offsets][entry rule indexes].
  *
  * Rule record (12 bytes): int32 local body - record, int32 remote body -
  * record, uint32 params - params base.  Parameters are int16, int32 for
@@ -31,9 +34,15 @@ typedef struct tables {
 				 * sets numbered 255 and up are escaped */
 	int esc_rank, esc_rules, esc_find;  /* their tables and routine */
 	int again[2];           /* local, remote: dispatch of index RCX */
-	bool interp_local;      /* the local entry applies summaries too */
-	bool shared_lookup;     /* one lookup subroutine (with interp_local) */
+	bool compact;           /* small files: one core for both step
+				 * entry points (emit_compact) */
+	bool shared_lookup;     /* one lookup subroutine (with compact) */
 	int lookup_fn;
+	int bodies;             /* compact: the first body */
+	bool word32;            /* compact: 4-byte words (sum32_fits) */
+	int bodyrefs, expand;   /* word32: body references, describe's table */
+	bool no_params;         /* compact: no body reads parameters */
+	bool swar_lookup;       /* compact: emit_lookup_swar, not _small */
 	int stub[2];            /* local, remote escape stubs */
 } tables;
 
@@ -145,15 +154,87 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_bind(a, l_found);
 }
 
-/* The same as a subroutine, for small files (tables.shared_lookup): rule
- * index in RCX, 0 when no row covers the pc. */
-static void emit_lookup_routine(x86_asm *a, const lookup_table *t,
-				const tables *tb)
+/* The lookup subroutine of compact files: the same search as
+ * emit_lookup_inline, but the subpage's entries are counted one at a
+ * time (a short loop: a subpage usually has under 8), in a third of the
+ * code.  pc in RDI -> rule index in RCX, 0 (and ZF set) when no row
+ * covers the pc; clobbers RDX, RDI, R9, R10, R11 (not RBX: ehelf_describe
+ * saves nothing). */
+static void emit_lookup_small(x86_asm *a, const lookup_table *t,
+			      const tables *tb)
 {
-	int l_none = x86_label(a);
-	emit_lookup_inline(a, t, tb, l_none, XNONE);
+	int l_none = x86_label(a), l_loop = x86_label(a), l_done = x86_label(a);
+	uint64_t limit = (uint64_t)t->npages << t->page_bits;
+	if (t->base && t->base <= INT32_MAX) {
+		x86_alu_ri(a, ALU_SUB, RDI, (int32_t)t->base);
+	} else if (t->base) {
+		x86_mov_ri(a, R10, t->base);
+		x86_alu_rr(a, ALU_SUB, RDI, R10);
+	}
+	if (limit <= INT32_MAX) {
+		x86_alu_ri(a, ALU_CMP, RDI, (int32_t)limit);
+	} else {
+		x86_mov_ri(a, R10, limit);
+		x86_alu_rr(a, ALU_CMP, RDI, R10);
+	}
+	x86_jcc(a, CC_AE, l_none);
+	x86_mov_rr(a, RDX, RDI);
+	x86_shift_ri(a, SH_SHR, RDX, (uint8_t)t->page_bits);
+	x86_imul_ri(a, RDX, RDX, (int32_t)tb->page_stride);
+	x86_lea(a, R10, MRIP(tb->pages));
+	x86_alu_rr(a, ALU_ADD, R10, RDX);               /* page record */
+	x86_mov_rr(a, RCX, RDI);
+	x86_shift32_ri(a, SH_SHR, RCX, LT_SUB_BITS);
+	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)t->subpages - 1); /* subpage */
+	if (tb->cnt_width == 1) { /* cnt[0] is first's top byte */
+		x86_movzx_load8(a, RDX, MI(R10, RCX, 1, 3));
+		x86_movzx_load8(a, R11, MI(R10, RCX, 1, 4));
+	} else {
+		x86_movzx_load16(a, RDX, MI(R10, RCX, 2, 4));
+		x86_movzx_load16(a, R11, MI(R10, RCX, 2, 6));
+	}
+	x86_mov_load32(a, R9, M(R10, 0));
+	x86_alu32_rr(a, ALU_ADD, RDX, R9);              /* the subpage's first */
+	x86_alu32_rr(a, ALU_ADD, R11, R9);              /* and end */
+	/* offsets are stored ^ 0x80: the unsigned offset <= o is the
+	 * signed stored offset <= o ^ 0x80 */
+	x86_alu32_ri(a, ALU_AND, RDI, (1 << LT_SUB_BITS) - 1);
+	x86_alu32_ri(a, ALU_XOR, RDI, 0x80);
+	x86_lea(a, R10, MRIP(tb->entry_offsets));
+	x86_bind(a, l_loop);                            /* entries <= o */
+	x86_alu32_rr(a, ALU_CMP, RDX, R11);
+	x86_jcc8(a, CC_AE, l_done);
+	x86_cmp8_rm(a, RDI, MI(R10, RDX, 1, 0));
+	x86_jcc8(a, CC_L, l_done);
+	x86_inc32(a, RDX);
+	x86_jmp8(a, l_loop);
+	x86_bind(a, l_done);
+	x86_test_rr(a, RDX, RDX);
+	x86_jcc8(a, CC_E, l_none);                      /* none at all */
+	x86_lea(a, R10, MRIP(tb->entry_rules));
+	x86_movzx_load8(a, RCX, MI(R10, RDX, 1, -1));
+	x86_test_rr32(a, RCX, RCX);                     /* ZF: none */
 	x86_ret(a);
 	x86_bind(a, l_none);
+	x86_alu32_rr(a, ALU_XOR, RCX, RCX);
+	x86_ret(a);
+}
+
+/* emit_lookup_small's contract with emit_lookup_inline's search, for
+ * compact files of more entries (tables.swar_lookup): a few ns faster
+ * a step than counting one entry at a time, 130 bytes more. */
+static void emit_lookup_swar(x86_asm *a, const lookup_table *t,
+			     const tables *tb)
+{
+	int l_none = x86_label(a);
+	x86_push(a, RBX);
+	x86_mov_rr(a, RAX, RDI);
+	emit_lookup_inline(a, t, tb, l_none, XNONE);
+	x86_pop(a, RBX);
+	x86_test_rr32(a, RCX, RCX);
+	x86_ret(a);
+	x86_bind(a, l_none);
+	x86_pop(a, RBX);
 	x86_alu32_rr(a, ALU_XOR, RCX, RCX);
 	x86_ret(a);
 }
@@ -165,8 +246,7 @@ static void emit_lookup(x86_asm *a, const lookup_table *t, const tables *tb,
 		emit_lookup_inline(a, t, tb, not_covered, keep);
 		return;
 	}
-	x86_call(a, tb->lookup_fn);
-	x86_alu32_rr(a, ALU_OR, RCX, RCX);
+	x86_call(a, tb->lookup_fn);                     /* pc in RDI */
 	x86_jcc(a, CC_E, not_covered);
 }
 
@@ -336,34 +416,6 @@ static void emit_sum_slot(gen_ctx *g, x86_mem word, int src, int k, int skip)
 
 static const int sum_slot_regs[EHELF_SUM_SLOTS] = EHELF_SUM_SLOT_REGS;
 
-/* Local mode (small files, see gen_blob_build): apply the summary word in
- * RAX; leaves through the exits.  The valid bits of the registers set
- * gather in EBX. */
-static void emit_sum_local(gen_ctx *g)
-{
-	x86_asm *a = g->a;
-	emit_sum_cfa(g, R11);
-	x86_mov_ri(a, RBX, 1u << EHELF_RSP);
-	for (int k = 0; k < EHELF_SUM_SLOTS; k++) {
-		int skip = x86_label(a), reg = sum_slot_regs[k];
-		emit_sum_slot(g, M(0, 0), RAX, k, skip);
-		x86_lea(a, R10, MI(R11, RDX, 8, 0));
-		x86_alu_rr(a, ALU_CMP, R10, g->stack_lo);
-		x86_jcc(a, CC_B, g->l_bounds);
-		x86_alu_rr(a, ALU_CMP, R10, g->stack_hi_minus_8);
-		x86_jcc(a, CC_A, g->l_bounds);
-		x86_mov_load(a, R10, M(R10, 0));
-		x86_mov_store(a, M(g->out, GEN_REG_SIZE * reg), R10);
-		x86_alu32_ri(a, ALU_OR, RBX, (int32_t)(1u << reg));
-		x86_bind(a, skip);
-	}
-	x86_mov_load32(a, RCX, M(g->out, GEN_REGS_VALID));
-	x86_alu32_rr(a, ALU_OR, RCX, RBX);
-	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RCX);
-	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
-	gen_return(g);
-}
-
 /* Remote mode: apply the summary word in RAX through the read helper,
  * and leave through the exits.  The word is kept in the frame's first
  * expression slot, the CFA in the mode's CFA register. */
@@ -412,12 +464,6 @@ static void emit_local_entry(x86_asm *a, const lookup_table *t,
 	emit_copy(a, RSI, RDI);
 	emit_lookup(a, t, tb, l_not_covered, RDX);
 	x86_bind(a, tb->again[0]);
-	if (tb->interp_local) {
-		int l_record = x86_label(a);
-		emit_word(a, tb->summaries, l_record);
-		emit_sum_local(g);
-		x86_bind(a, l_record);
-	}
 	emit_dispatch(a, tb, RECORD_LOCAL_BODY, g->params_reg, g->params_slot);
 	emit_exit(a, l_not_covered, EHELF_E_NOT_COVERED, g->l_done);
 	emit_exit(a, g->l_badreg, EHELF_E_BADREG, g->l_done);
@@ -432,8 +478,10 @@ static void emit_describe_entry(x86_asm *a, const lookup_table *t,
 				const tables *tb)
 {
 	int l_none = x86_label(a);
-	x86_push(a, RBX);
-	x86_mov_rr(a, RAX, RDI);
+	if (!tb->compact) { /* the inlined lookup clobbers it */
+		x86_push(a, RBX);
+		x86_mov_rr(a, RAX, RDI);
+	}
 	emit_lookup(a, t, tb, l_none, RDX);
 	if (tb->escapes) {
 		int l_direct = x86_label(a);
@@ -449,11 +497,91 @@ static void emit_describe_entry(x86_asm *a, const lookup_table *t,
 	x86_alu32_ri(a, ALU_AND, RCX, (int32_t)EHELF_SUM_OK);
 	x86_neg(a, RCX);
 	x86_alu_rr(a, ALU_AND, RAX, RCX);               /* 0 unless a summary */
-	x86_pop(a, RBX);
+	if (!tb->compact)
+		x86_pop(a, RBX);
 	x86_ret(a);
 	x86_bind(a, l_none);
 	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
-	x86_pop(a, RBX);
+	if (!tb->compact)
+		x86_pop(a, RBX);
+	x86_ret(a);
+}
+
+/*
+ * 4-byte words (tables.word32): compact files whose summaries all have the
+ * return address at CFA - 8 and the other registers kept or at CFA - 8k,
+ * k in 1..7 (every small file of this machine) store each summary in 32
+ * bits: bits 0..13 as in the ABI's word, then a field of SUM32_BITS per
+ * slot 1..6, 0 for "kept", else k.  ehelf_describe expands it.  A rule
+ * set without a summary has the word 2j: its 8-byte word (emit_compact)
+ * is the j-th of the body words.
+ */
+enum { SUM32_BITS = 3, SUM32_SHIFT = EHELF_SUM_SLOT_SHIFT };
+
+static uint64_t sum_slot(uint64_t w, int k)
+{
+	return w >> (EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS * k) &
+	       ((1u << EHELF_SUM_SLOT_BITS) - 1);
+}
+
+static bool sum32_fits(uint64_t w)
+{
+	if (sum_slot(w, 0) != (1u << EHELF_SUM_SLOT_BITS) - 1) /* -1 */
+		return false;
+	for (int k = 1; k < EHELF_SUM_SLOTS; k++) {
+		uint64_t v = sum_slot(w, k);
+		if (v != EHELF_SUM_KEEP &&
+		    (v < (1u << EHELF_SUM_SLOT_BITS) - 7 ||
+		     v > (1u << EHELF_SUM_SLOT_BITS) - 1))
+			return false;
+	}
+	return true;
+}
+
+static uint32_t sum32(uint64_t w)
+{
+	uint32_t x = (uint32_t)(w & ((1u << EHELF_SUM_SLOT_SHIFT) - 1));
+	for (int k = 1; k < EHELF_SUM_SLOTS; k++) {
+		uint64_t v = sum_slot(w, k);
+		uint32_t f = v == EHELF_SUM_KEEP ? 0 :
+			     (uint32_t)((1u << EHELF_SUM_SLOT_BITS) - v);
+		x |= f << (SUM32_SHIFT + SUM32_BITS * (k - 1));
+	}
+	return x;
+}
+
+/* ehelf_describe of compact files with 4-byte words: the word expanded
+ * (see sum32), or 0. */
+static void emit_describe_word32(x86_asm *a, const lookup_table *t,
+				 const tables *tb)
+{
+	int l_none = x86_label(a), l_slot = x86_label(a);
+	emit_lookup(a, t, tb, l_none, RDX);
+	x86_lea(a, R10, MRIP(tb->summaries));
+	x86_mov_load32(a, RAX, MI(R10, RCX, 4, 0));
+	x86_test8_ri(a, RAX, (uint8_t)EHELF_SUM_OK);
+	x86_jcc8(a, CC_E, l_none);
+	/* CFA as it is, slot 0 (-1), then each field through the table */
+	x86_mov_rr(a, RDX, RAX);
+	x86_alu32_ri(a, ALU_AND, RDX, (1 << EHELF_SUM_SLOT_SHIFT) - 1);
+	x86_alu32_ri(a, ALU_OR, RDX, ((1 << EHELF_SUM_SLOT_BITS) - 1) << EHELF_SUM_SLOT_SHIFT);
+	x86_shift32_ri(a, SH_SHR, RAX, SUM32_SHIFT);
+	x86_mov_ri(a, RCX, EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS);
+	x86_lea(a, R10, MRIP(tb->expand));
+	x86_bind(a, l_slot);
+	x86_mov_rr(a, R11, RAX);
+	x86_alu32_ri(a, ALU_AND, R11, (1 << SUM32_BITS) - 1);
+	x86_movzx_load8(a, R11, MI(R10, R11, 1, 0));
+	x86_shift_cl(a, SH_SHL, R11);
+	x86_alu_rr(a, ALU_OR, RDX, R11);
+	x86_shift32_ri(a, SH_SHR, RAX, SUM32_BITS);
+	x86_alu32_ri(a, ALU_ADD, RCX, EHELF_SUM_SLOT_BITS);
+	x86_alu32_ri(a, ALU_CMP, RCX, EHELF_SUM_SLOT_SHIFT + EHELF_SUM_SLOT_BITS * EHELF_SUM_SLOTS);
+	x86_jcc8(a, CC_B, l_slot);
+	x86_mov_rr(a, RAX, RDX);
+	x86_ret(a);
+	x86_bind(a, l_none);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
 	x86_ret(a);
 }
 
@@ -511,9 +639,256 @@ static void emit_remote_entry(x86_asm *a, const lookup_table *t,
 	x86_jmp(a, l_read_fail);
 }
 
+/*
+ * Compact eh_elfs (small files, tables.compact): the two step entry points
+ * share one core and differ only by the read helper they give it in R14:
+ * local, a load checked against [stack_lo, stack_hi); remote, the
+ * caller's callback.  The core has the remote entry's registers (in R12,
+ * out R13, CFA RBX) and this frame:
+ *   [rbp - 128, rbp)  expression slots (rsp = rbp - 128)
+ *   [rbp]             the rule set's parameters (CF_PARAMS)
+ *   [rbp + 8]         stack_lo or read (CF_A), [rbp + 16] stack_hi or arg
+ *   [rbp + 24]        the six saved registers, then the return address
+ * It copies in to out in a loop, calls the lookup subroutine, and applies
+ * a summary word in a loop over its slots, or jumps to the rule set's one
+ * body (remote mode, reading through R14).  A rule set without a summary
+ * has no rule record: its word is (its body - the first body) * 2 | its
+ * parameters' offset << 32 (bit 0 clear: ehelf_describe answers 0).
+ * The helpers take the address in RSI, return the value in RAX, keep RCX
+ * and RDX (and every callee-saved register), and leave a failed read
+ * straight through the exit, whose epilogue restores rsp from rbp.
+ */
+enum { CF_PARAMS = 0, CF_A = 8, CF_B = 16, CF_SAVED = 24 };
+
+static const int compact_saved[] = { RBP, RBX, R12, R13, R14, R15 };
+
+/* Summary word in RAX (R15 too) -> applied, status 0 to DONE. */
+static void emit_compact_sum(gen_ctx *g, bool word32, bool unroll)
+{
+	x86_asm *a = g->a;
+	_Static_assert(EHELF_SUM_CFA_RBP == 2 && EHELF_RBP + 1 == EHELF_RSP,
+		       "the CFA register is rsp - the RBP bit");
+	/* CFA: its register (rsp or rbp) must be valid */
+	x86_mov_load32(a, RDX, M(g->in, GEN_REGS_VALID));
+	x86_mov_rr(a, RCX, RAX);
+	x86_shift32_ri(a, SH_SHR, RCX, 1);
+	x86_alu32_ri(a, ALU_AND, RCX, 1);              /* 1: rbp */
+	x86_neg(a, RCX);
+	x86_mov_load(a, RBX, MI(g->in, RCX, 8, GEN_REG_SIZE * EHELF_RSP));
+	x86_alu32_ri(a, ALU_ADD, RCX, EHELF_RSP);
+	x86_bt32_rr(a, RDX, RCX);
+	x86_jcc(a, CC_AE, g->l_badreg);                /* CF clear */
+	x86_mov_rr(a, RDX, RAX);
+	x86_shift_ri(a, SH_SHL, RDX,
+		     64 - EHELF_SUM_CFA_SHIFT - EHELF_SUM_CFA_BITS);
+	x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_CFA_BITS);
+	x86_lea(a, RBX, MI(RBX, RDX, 8, 0));
+	x86_mov_store(a, M(g->out, GEN_REG_SIZE * EHELF_RSP), RBX);
+	x86_alu8_mi(a, ALU_OR, M(g->out, GEN_REGS_VALID), 1 << EHELF_RSP);
+	if (unroll) {
+		/* larger files: one copy per slot (a branch of its own each:
+		 * better predicted than the loop's) */
+		for (int k = 0; k < EHELF_SUM_SLOTS; k++) {
+			int l_skip = x86_label(a), reg = sum_slot_regs[k];
+			if (word32 && k == 0) {
+				x86_lea(a, RSI, M(RBX, -8));
+			} else if (word32) {
+				x86_mov_rr(a, RDX, R15);
+				x86_shift_ri(a, SH_SHR, RDX, (uint8_t)(SUM32_SHIFT +
+							SUM32_BITS * (k - 1)));
+				x86_alu32_ri(a, ALU_AND, RDX, (1 << SUM32_BITS) - 1);
+				x86_jcc8(a, CC_E, l_skip);       /* kept */
+				x86_neg(a, RDX);
+				x86_lea(a, RSI, MI(RBX, RDX, 8, 0));
+			} else {
+				emit_sum_slot(g, M(0, 0), R15, k, l_skip);
+				x86_lea(a, RSI, MI(RBX, RDX, 8, 0));
+			}
+			x86_call_r(a, g->read_reg);
+			x86_mov_store(a, M(g->out, GEN_REG_SIZE * reg), RAX);
+			x86_alu_mi32(a, ALU_OR, M(g->out, GEN_REGS_VALID),
+				     (int32_t)(1u << reg));
+			x86_bind(a, l_skip);
+		}
+		x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+		x86_jmp(a, g->l_done);
+		return;
+	}
+	/* the slots: R15 their fields, from slot 0 up; RCX the registers
+	 * minus 1, four bits each, slot 0's lowest (none is 0: the end) */
+	uint32_t regs = 0;
+	for (int k = EHELF_SUM_SLOTS - 1; k >= 0; k--)
+		regs = regs << 4 | (uint32_t)(sum_slot_regs[k] - 1);
+	x86_shift_ri(a, SH_SHR, R15, EHELF_SUM_SLOT_SHIFT);
+	if (word32) { /* slot 0, the return address, at CFA - 8 */
+		x86_shift_ri(a, SH_SHL, R15, SUM32_BITS);
+		x86_alu_ri(a, ALU_OR, R15, 1);
+	}
+	x86_mov_ri(a, RCX, regs);
+	int l_slot = x86_label(a), l_next = x86_label(a);
+	x86_bind(a, l_slot);
+	if (word32) {
+		x86_mov_rr(a, RDX, R15);
+		x86_shift_ri(a, SH_SHR, R15, SUM32_BITS);
+		x86_alu32_ri(a, ALU_AND, RDX, (1 << SUM32_BITS) - 1);
+		x86_jcc8(a, CC_E, l_next);               /* kept */
+		x86_neg(a, RDX);
+	} else {
+		x86_mov_rr(a, RDX, R15);
+		x86_shift_ri(a, SH_SHL, RDX, 64 - EHELF_SUM_SLOT_BITS);
+		x86_shift_ri(a, SH_SAR, RDX, 64 - EHELF_SUM_SLOT_BITS);
+		x86_shift_ri(a, SH_SHR, R15, EHELF_SUM_SLOT_BITS);
+		x86_alu_ri(a, ALU_CMP, RDX, -EHELF_SUM_KEEP);
+		x86_jcc8(a, CC_E, l_next);
+	}
+	x86_lea(a, RSI, MI(RBX, RDX, 8, 0));
+	x86_call_r(a, g->read_reg);
+	x86_mov_rr(a, RDX, RCX);
+	x86_alu32_ri(a, ALU_AND, RDX, 15);
+	x86_mov_store(a, MI(g->out, RDX, 8, GEN_REG_SIZE), RAX);
+	x86_inc32(a, RDX);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	x86_bts32_rr(a, RAX, RDX);
+	x86_alu32_mr(a, ALU_OR, M(g->out, GEN_REGS_VALID), RAX);
+	x86_bind(a, l_next);
+	x86_shift32_ri(a, SH_SHR, RCX, 4);
+	x86_jcc8(a, CC_NE, l_slot);
+	x86_alu32_rr(a, ALU_XOR, RAX, RAX);
+	x86_jmp(a, g->l_done);
+}
+
+/* Both step entry points, their core, exits and read helpers; the local
+ * entry at L_LOCAL, the remote one at L_REMOTE. */
+static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
+			 int l_local, int l_remote)
+{
+	int l_core = x86_label(a), l_copy = x86_label(a);
+	int l_not_covered = x86_label(a), l_read_fail = x86_label(a);
+	int l_sum = x86_label(a);
+	int h_local = x86_label(a), h_remote = x86_label(a);
+	/* ehelf_step_local(pc=rdi, in=rsi, out=rdx, stack_lo=rcx,
+	 * stack_hi=r8), ehelf_step_remote(pc=rdi, in=rsi, out=rdx,
+	 * read=rcx, arg=r8) */
+	x86_bind(a, l_local);
+	x86_lea(a, RAX, MRIP(h_local));
+	x86_jmp8(a, l_core);
+	x86_bind(a, l_remote);
+	x86_lea(a, RAX, MRIP(h_remote));
+	x86_bind(a, l_core);
+	for (int i = 0; i < 6; i++)
+		x86_push(a, compact_saved[i]);
+	x86_push(a, R8);                                /* CF_B */
+	x86_push(a, RCX);                               /* CF_A */
+	x86_push(a, RAX);                               /* CF_PARAMS */
+	x86_mov_rr(a, RBP, RSP);
+	/* 9 pushes leave rsp = 0 (mod 16) */
+	x86_alu_ri(a, ALU_ADD, RSP, -8 * GEN_MAX_STACK);
+	x86_mov_rr(a, g->in, RSI);
+	x86_mov_rr(a, g->out, RDX);
+	x86_mov_rr(a, g->read_reg, RAX);
+	/* out = in, eight bytes at a time (see emit_copy): in a loop, or,
+	 * in larger files, unrolled (3.5 ns faster a step, 144 bytes more) */
+	if (tb->swar_lookup) {
+		for (int r = 0; r < EHELF_NREGS; r++) {
+			x86_mov_load(a, RAX, M(g->in, GEN_REG_SIZE * r));
+			x86_mov_store(a, M(g->out, GEN_REG_SIZE * r), RAX);
+		}
+	} else {
+		x86_mov_ri(a, RCX, EHELF_NREGS);
+		x86_bind(a, l_copy);
+		x86_mov_load(a, RAX, MI(g->in, RCX, 8, -GEN_REG_SIZE));
+		x86_mov_store(a, MI(g->out, RCX, 8, -GEN_REG_SIZE), RAX);
+		x86_dec32(a, RCX);
+		x86_jcc8(a, CC_NE, l_copy);
+	}
+	x86_mov_load32(a, RAX, M(g->in, GEN_REGS_VALID));
+	x86_alu32_ri(a, ALU_AND, RAX, (int32_t)EHELF_VALID_REGS);
+	x86_mov_store32(a, M(g->out, GEN_REGS_VALID), RAX);
+	emit_lookup(a, NULL, tb, l_not_covered, XNONE); /* pc in RDI */
+	x86_lea(a, R10, MRIP(tb->summaries));
+	if (tb->word32)
+		x86_mov_load32(a, RAX, MI(R10, RCX, 4, 0));
+	else
+		x86_mov_load(a, RAX, MI(R10, RCX, 8, 0));
+	x86_test8_ri(a, RAX, (uint8_t)EHELF_SUM_OK);
+	x86_jcc(a, CC_NE, l_sum);
+	/* the order (body dispatch, exits, helpers, summary) lets the
+	 * jumps between them take two bytes */
+	if (tb->word32) {
+		/* word 2j: the j-th body reference, int32 body - table (and
+		 * uint32 parameters, 8 bytes, unless tables.no_params) */
+		x86_lea(a, R10, MRIP(tb->bodyrefs));
+		if (!tb->no_params) {
+			x86_mov_load32(a, RDX, MI(R10, RAX, 4, 4));
+			x86_lea(a, R11, MRIP(tb->params));
+			x86_alu_rr(a, ALU_ADD, RDX, R11);
+			x86_mov_store(a, g->params_slot, RDX);
+		}
+		x86_movsxd_load(a, RAX, MI(R10, RAX, tb->no_params ? 2 : 4, 0));
+		x86_alu_rr(a, ALU_ADD, RAX, R10);
+		x86_jmp_r(a, RAX);
+	} else {
+		x86_mov_rr(a, RDX, RAX);
+		x86_shift_ri(a, SH_SHR, RDX, 32);
+		x86_lea(a, R10, MRIP(tb->params));
+		x86_alu_rr(a, ALU_ADD, RDX, R10);
+		x86_mov_store(a, g->params_slot, RDX);
+		x86_shift32_ri(a, SH_SHR, RAX, 1);
+		x86_lea(a, R10, MRIP(tb->bodies));
+		x86_alu_rr(a, ALU_ADD, RAX, R10);
+		x86_jmp_r(a, RAX);
+	}
+	/* the exits: the status by a push and a pop (3 bytes, not 5) */
+	static const int status[] = { EHELF_E_NOT_COVERED, EHELF_E_BADREG,
+		EHELF_E_BOUNDS, EHELF_E_EXPR, EHELF_E_READ };
+	int exits[] = { l_not_covered, g->l_badreg, g->l_bounds, g->l_expr,
+			l_read_fail };
+	for (int i = 0; i < 5; i++) {
+		x86_bind(a, exits[i]);
+		x86_push_i8(a, (int8_t)status[i]);
+		x86_pop(a, RAX);
+		if (i < 4)
+			x86_jmp8(a, g->l_done);
+	}
+	x86_bind(a, g->l_done);
+	x86_lea(a, RSP, M(RBP, CF_SAVED));
+	for (int i = 5; i >= 0; i--)
+		x86_pop(a, compact_saved[i]);
+	x86_ret(a);
+	/* local read: [rsi, rsi + 8) within [stack_lo, stack_hi) */
+	x86_bind(a, h_local);
+	x86_alu_rm(a, ALU_CMP, RSI, M(RBP, CF_A));
+	x86_jcc(a, CC_B, g->l_bounds);
+	x86_mov_rr(a, RAX, RSI);
+	x86_alu_ri(a, ALU_ADD, RAX, 8);
+	x86_jcc(a, CC_B, g->l_bounds);                 /* carry: wrapped */
+	x86_alu_rm(a, ALU_CMP, RAX, M(RBP, CF_B));
+	x86_jcc(a, CC_A, g->l_bounds);
+	x86_mov_load(a, RAX, M(RSI, 0));
+	x86_ret(a);
+	/* remote read: read(arg, rsi, &value) on a 16-byte aligned stack */
+	x86_bind(a, h_remote);
+	x86_push(a, RCX);
+	x86_push(a, RDX);
+	x86_push(a, RAX);                               /* the value */
+	x86_mov_load(a, RDI, M(RBP, CF_B));
+	x86_mov_rr(a, RDX, RSP);
+	x86_mov_load(a, RAX, M(RBP, CF_A));
+	x86_call_r(a, RAX);
+	x86_alu32_rr(a, ALU_OR, RAX, RAX);
+	x86_jcc(a, CC_NE, l_read_fail);
+	x86_pop(a, RAX);
+	x86_pop(a, RDX);
+	x86_pop(a, RCX);
+	x86_ret(a);
+	x86_bind(a, l_sum);
+	x86_mov_rr(a, R15, RAX);
+	emit_compact_sum(g, tb->word32, tb->swar_lookup);
+}
+
 static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
 {
-	gen_ctx g = { .a = a, .mode = mode };
+	gen_ctx g = { .a = a, .mode = mode, .read_reg = XNONE };
 	if (mode == GEN_LOCAL) {
 		g.in = RSI;
 		g.out = RDI;
@@ -590,19 +965,13 @@ static int emit_shape_bodies(gen_blob *b, gen_ctx *g, shape *sh, size_t nsh,
 	return a->failed ? ERR_NOMEM : 0;
 }
 
-/* Files of at most this many entries (about 16 KiB of .eh_frame) have no
- * local bodies for their summarised rule sets (tables.interp_local), when
- * they have enough of those for the interpreter (about 340 bytes of code)
- * to take less room than their bodies, records and parameters. */
-enum { INTERP_LOCAL_MAX_ENTRIES = 2048, INTERP_LOCAL_MIN_SUMMARISED = 6 };
-
-static size_t summarised_rulesets(const ruleset_table *rs)
-{
-	size_t n = 0;
-	for (size_t i = 1; i < rs->n; i++)
-		n += ruleset_summary(&rs->v[i]) != 0;
-	return n;
-}
+/* Files of at most this many entries (about 16 KiB of .eh_frame) and 256
+ * rule sets are compact (emit_compact): one core for both step entry
+ * points, which interprets summaries, and one body per rule set without
+ * a summary.  Larger files keep an inlined lookup and compiled bodies in
+ * both modes, a few ns faster a step. */
+enum { COMPACT_MAX_ENTRIES = 16384, COMPACT_MAX_RULESETS = 256,
+       COMPACT_SMALL_LOOKUP_MAX = 2048 };
 
 /* Parameters all in int16's range (NP < 0: none). */
 static bool fits16(const int32_t *p, int np)
@@ -666,6 +1035,13 @@ static uint32_t *number_by_use(const lookup_table *t, size_t n, bool escapes,
 int gen_blob_build(gen_blob *b, const lookup_table *t,
 		   const ruleset_table *rs, struct ehelf_info *info)
 {
+	return gen_blob_build_form(b, t, rs, info, GEN_FORM_AUTO);
+}
+
+int gen_blob_build_form(gen_blob *b, const lookup_table *t,
+			const ruleset_table *rs, struct ehelf_info *info,
+			gen_form form)
+{
 	memset(b, 0, sizeof *b);
 	if (rs->n > 65535) /* escaped indexes are 16-bit */
 		return ERR_UNSUPPORTED;
@@ -680,20 +1056,24 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		.cnt_width = t->cnt_width,
 		.page_stride = t->stride,
 		.escapes = rs->n > 256,
-		/* small files: the local entry applies summaries too (about
-		 * 3 ns slower a step than a compiled body, but their bodies,
-		 * records and parameters are most of a small eh_elf) */
-		.interp_local = rs->n <= 256 && t->nentries <= INTERP_LOCAL_MAX_ENTRIES &&
-				summarised_rulesets(rs) >= INTERP_LOCAL_MIN_SUMMARISED,
-		.lookup_fn = x86_label(a),
+		/* small files: see emit_compact (a few ns slower a step
+		 * than compiled bodies, but most of a small eh_elf was the
+		 * code of its entry points and bodies) */
+		.compact = form == GEN_FORM_COMPACT_LARGE ? rs->n <= COMPACT_MAX_RULESETS :
+			   form == GEN_FORM_AUTO && rs->n <= COMPACT_MAX_RULESETS &&
+			   t->nentries <= COMPACT_MAX_ENTRIES,
+		.lookup_fn = x86_label(a), .bodies = x86_label(a),
+		.bodyrefs = x86_label(a), .expand = x86_label(a),
 		.esc_rank = x86_label(a), .esc_rules = x86_label(a),
 		.esc_find = x86_label(a),
 		.again = { x86_label(a), x86_label(a) },
 		.stub = { x86_label(a), x86_label(a) },
 	};
-	/* small files, whose local steps already interpret their summaries:
-	 * one lookup subroutine (480 bytes less, 1 ns more a step) */
-	tb.shared_lookup = tb.interp_local;
+	/* compact files: one lookup subroutine (480 bytes less, 1 ns more a
+	 * step) */
+	tb.shared_lookup = tb.compact;
+	tb.swar_lookup = tb.compact && (t->nentries > COMPACT_SMALL_LOOKUP_MAX ||
+					form == GEN_FORM_COMPACT_LARGE);
 	/* shapes: rule sets that differ only in offsets share a body */
 	rs_code *code = calloc(rs->n, sizeof *code);
 	shape *sh = calloc(rs->n, sizeof *sh);
@@ -715,7 +1095,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	size_t nsh = 0, nparams = 0;
 	for (size_t i = 1; i < rs->n && rc == 0; i++) {
 		code[i].summarised = ruleset_summary(&rs->v[i]) != 0;
-		if (code[i].summarised && tb.interp_local)
+		if (code[i].summarised && tb.compact)
 			continue; /* no body, record or parameters at all */
 		int32_t p[BODY_MAX_PARAMS];
 		int np = body_params(&rs->v[i], p);
@@ -764,6 +1144,41 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	}
 	free(slot);
 	ruleset_table_free(&shapes);
+	/* compact: a shape of one rule set gets that rule set's own body,
+	 * with its offsets as immediates (shorter, and no parameters) */
+	uint32_t *users = rc == 0 && tb.compact ? calloc(nsh + 1, sizeof *users) : NULL;
+	if (rc == 0 && tb.compact && !users)
+		rc = ERR_NOMEM;
+	if (users) {
+		for (size_t i = 1; i < rs->n; i++)
+			if (!code[i].summarised)
+				users[code[i].shape]++;
+		nparams = 0;
+		for (size_t i = 1; i < rs->n; i++) {
+			shape *x = &sh[code[i].shape];
+			if (code[i].summarised || !x->parametric)
+				continue;
+			if (users[code[i].shape] == 1) {
+				x->rs = rs->v[i];
+				x->parametric = false;
+				continue;
+			}
+			int32_t p[BODY_MAX_PARAMS];
+			int np = body_params(&rs->v[i], p);
+			code[i].params_off = (uint32_t)(nparams * 4);
+			memcpy(params + nparams, p, (size_t)np * sizeof *p);
+			nparams += (size_t)np;
+		}
+		free(users);
+	}
+	if (tb.compact) {
+		tb.no_params = nparams == 0;
+		tb.word32 = true;
+		for (size_t i = 1; i < rs->n; i++)
+			if (code[i].summarised &&
+			    !sum32_fits(ruleset_summary(&rs->v[i])))
+				tb.word32 = false;
+	}
 	/* rule sets renumbered by use, most used first (0 stays "not
 	 * covered"): with more than 255, the entries of the first 254 take
 	 * one byte and only the others are escaped */
@@ -775,7 +1190,25 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	gen_ctx gr = make_ctx(a, GEN_REMOTE);
 	int l_local = x86_label(a), l_remote = x86_label(a);
 	int l_describe = x86_label(a);
-	if (rc == 0) {
+	if (rc == 0 && tb.compact) {
+		gr.params_slot = M(RBP, CF_PARAMS);
+		gr.read_reg = R14;
+		gr.fold = true;
+		emit_compact(a, &tb, &gr, l_local, l_remote);
+		x86_bind(a, l_describe);
+		if (tb.word32)
+			emit_describe_word32(a, t, &tb);
+		else
+			emit_describe_entry(a, t, &tb);
+		x86_bind(a, tb.lookup_fn);
+		if (tb.swar_lookup)
+			emit_lookup_swar(a, t, &tb);
+		else
+			emit_lookup_small(a, t, &tb);
+		x86_bind(a, tb.bodies);
+		rc = emit_shape_bodies(b, &gr, sh, nsh, 1, true);
+		x86_relax(a, 0); /* two-byte jumps where they reach */
+	} else if (rc == 0) {
 		x86_bind(a, l_local);
 		emit_local_entry(a, t, &tb, &gl);
 		x86_align(a, 16, 0xcc);
@@ -784,11 +1217,6 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		x86_align(a, 16, 0xcc);
 		x86_bind(a, l_describe);
 		emit_describe_entry(a, t, &tb);
-		if (tb.shared_lookup) {
-			x86_align(a, 16, 0xcc);
-			x86_bind(a, tb.lookup_fn);
-			emit_lookup_routine(a, t, &tb);
-		}
 		if (tb.escapes) {
 			x86_align(a, 16, 0xcc);
 			x86_bind(a, tb.esc_find);
@@ -799,9 +1227,9 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			emit_esc_stub(a, &tb, RBX, tb.again[1]);
 		}
 		rc = emit_shape_bodies(b, &gl, sh, nsh, 0, true);
+		if (rc == 0)
+			rc = emit_shape_bodies(b, &gr, sh, nsh, 1, false);
 	}
-	if (rc == 0)
-		rc = emit_shape_bodies(b, &gr, sh, nsh, 1, false);
 	if (rc < 0)
 		goto out;
 	/* report unsupported rule sets, not shapes */
@@ -812,7 +1240,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		b->nunsupported = 0;
 		for (size_t i = 1; i < rs->n && rc == 0; i++)
 			for (size_t k = 0; k < nshapes_unsup; k++) {
-				if ((tb.interp_local && code[i].summarised) ||
+				if ((tb.compact && code[i].summarised) ||
 				    by_shape[k].ruleset != code[i].shape)
 					continue;
 				gen_unsupported *u = realloc(b->unsupported,
@@ -831,6 +1259,7 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 			goto out;
 	}
 	b->code_size = a->n;
+	b->code_align = tb.compact ? 8 : 64;
 	b->off_local = (size_t)x86_label_offset(a, l_local);
 	b->off_remote = (size_t)x86_label_offset(a, l_remote);
 	b->off_describe = (size_t)x86_label_offset(a, l_describe);
@@ -855,30 +1284,49 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 	x86_bytes(a, t->rec, (size_t)t->npages * t->stride);
 	x86_align(a, 8, 0);
 	/* one word per rule set (in the new numbering): its summary, or its
-	 * index * 2 */
-	/* one word per rule set (in the new numbering): its summary, or the
-	 * index of its rule record * 2.  Every index has a record, but with
-	 * interp_local only those without a summary do. */
-	x86_bind(a, tb.summaries);
-	uint32_t nrecords = 0;
+	 * rule index * 2; compact: its body and parameters (emit_compact),
+	 * and no rule records */
+	/* word32: index 0 ("not covered", never read) is not stored */
+	x86_bind_at(a, tb.summaries, a->n - (tb.word32 ? 4 : 0));
+	uint32_t nbody = 0;
 	for (size_t k = 0; k < nslots; k++) {
 		uint32_t i = order[k];
 		bool sum = i && i != NO_RULESET && code[i].summarised;
-		uint64_t w = sum ? ruleset_summary(&rs->v[i]) : 0;
-		if (!tb.interp_local || (!sum && i)) {
-			uint32_t rec = nrecords++; /* == k unless interp_local */
-			if (!sum)
-				w = (uint64_t)rec << 1;
+		uint64_t w = sum ? ruleset_summary(&rs->v[i]) : (uint64_t)k << 1;
+		if (tb.compact && !sum)
+			w = !i ? 0 : (uint64_t)(x86_label_offset(a, sh[code[i].shape].label[1]) -
+						x86_label_offset(a, tb.bodies)) << 1 |
+				     (uint64_t)code[i].params_off << 32;
+		if (!tb.word32)
+			x86_bytes(a, &w, 8);
+		else if (sum)
+			x86_u32(a, sum32(w));
+		else if (i) /* the j-th body word: 2j */
+			x86_u32(a, nbody++ * 2);
+	}
+	if (tb.word32) {
+		x86_bind(a, tb.bodyrefs);
+		int64_t base = (int64_t)a->n;
+		for (size_t k = 0; k < nslots; k++) {
+			uint32_t i = order[k];
+			if (!i || code[i].summarised)
+				continue;
+			int64_t rel = x86_label_offset(a, sh[code[i].shape].label[1]) - base;
+			x86_u32(a, (uint32_t)(int32_t)rel);
+			if (!tb.no_params)
+				x86_u32(a, code[i].params_off);
 		}
-		x86_bytes(a, &w, 8);
+		/* describe: a field (0..7) -> the slot's 7-bit value */
+		x86_bind(a, tb.expand);
+		x86_u8(a, EHELF_SUM_KEEP);
+		for (unsigned f = 1; f < 1u << SUM32_BITS; f++)
+			x86_u8(a, (uint8_t)((1u << EHELF_SUM_SLOT_BITS) - f));
 	}
 	x86_bind(a, tb.records);
-	for (size_t k = 0; k < nslots; k++) {
+	for (size_t k = 0; k < nslots && !tb.compact; k++) {
 		uint32_t i = order[k];
 		int64_t here = (int64_t)a->n;
 		bool sum = i && i != NO_RULESET && code[i].summarised;
-		if (tb.interp_local && (sum || !i))
-			continue; /* no record */
 		if (i == 0) { /* "not covered" is never dispatched */
 			x86_bytes(a, (uint8_t[RECORD_SIZE]){ 0 }, RECORD_SIZE);
 			continue;
@@ -907,7 +1355,9 @@ int gen_blob_build(gen_blob *b, const lookup_table *t,
 		}
 	}
 	x86_bind(a, tb.entry_offsets);
-	for (size_t i = 0; i < t->nentries + LT_VEC; i++) /* LT_VEC read at a time */
+	/* LT_VEC read at a time, but one by emit_lookup_small */
+	size_t noff = t->nentries + (tb.compact && !tb.swar_lookup ? 0 : LT_VEC);
+	for (size_t i = 0; i < noff; i++)
 		x86_u8(a, t->off[i] ^ 0x80);
 	x86_bind(a, tb.entry_rules);
 	for (size_t i = 0; i < t->nentries; i++) {

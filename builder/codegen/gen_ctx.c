@@ -23,7 +23,10 @@ void gen_load(gen_ctx *g, int dst, int addr)
 		x86_mov_load(a, dst, M(addr, 0));
 	} else {
 		x86_mov_rr(a, RSI, addr);
-		x86_call(a, g->l_read);
+		if (g->read_reg != XNONE)
+			x86_call_r(a, g->read_reg);
+		else
+			x86_call(a, g->l_read);
 		x86_mov_rr(a, dst, RAX);
 	}
 }

@@ -47,6 +47,13 @@ typedef struct gen_ctx {
 	int l_expr;             /* EHELF_E_EXPR */
 	int l_read;             /* GEN_REMOTE: read helper: address in rsi,
 				 * value returned in rax */
+	/* GEN_REMOTE: when not XNONE, the register holding the read
+	 * helper's address, called instead of l_read (compact eh_elfs,
+	 * whose two step entry points share one core, entry_gen.c) */
+	int read_reg;
+	/* Fold a constant push into the binary operation that follows it
+	 * (one instruction on the stack slot: compact eh_elfs, expr_emit). */
+	bool fold;
 } gen_ctx;
 
 /* Memory operand of DWARF expression stack slot D (0 = bottom). */

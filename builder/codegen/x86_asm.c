@@ -83,6 +83,12 @@ void x86_bind(x86_asm *a, int label)
 		a->labels[label] = (int64_t)a->n;
 }
 
+void x86_bind_at(x86_asm *a, int label, size_t off)
+{
+	if (!a->failed)
+		a->labels[label] = (int64_t)off;
+}
+
 int64_t x86_label_offset(const x86_asm *a, int label)
 {
 	return a->labels[label];
@@ -121,6 +127,125 @@ bool x86_finish(x86_asm *a)
 		memcpy(a->buf + a->fix[i].at, &rel32, 4);
 	}
 	return true;
+}
+
+/* ---- branch relaxation -------------------------------------------------- */
+
+/* Candidates: the rel32 jumps at FROM or later, by position (fixups are
+ * appended in emission order).  Shrinking one only brings other code
+ * closer together, so marking jumps short until none more fits reaches a
+ * fixed point; then the bytes move. */
+typedef struct relax_jump {
+	size_t fix;          /* index in a->fix */
+	uint32_t end;        /* old end of the instruction */
+	uint8_t save;        /* 3 (jmp) or 4 (jcc) */
+	bool shrink;
+} relax_jump;
+
+/* Offset X after the shrunk jumps ending at or before it have shrunk;
+ * SAVED[k] = the bytes saved by the first k jumps. */
+static int64_t relaxed(const relax_jump *j, const size_t *saved, size_t n,
+		       int64_t x)
+{
+	size_t lo = 0, hi = n; /* jumps with end <= x: [0, lo) */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if ((int64_t)j[mid].end <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return x - (int64_t)saved[lo];
+}
+
+size_t x86_relax(x86_asm *a, size_t from)
+{
+	if (a->failed)
+		return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < a->nfix; i++)
+		n += a->fix[i].jump && a->fix[i].at >= from;
+	if (!n)
+		return 0;
+	relax_jump *j = malloc(n * sizeof *j);
+	size_t *saved = malloc((n + 1) * sizeof *saved);
+	uint8_t *buf = malloc(a->n ? a->n : 1);
+	if (!j || !saved || !buf) {
+		free(j);
+		free(saved);
+		free(buf);
+		a->failed = true;
+		return 0;
+	}
+	n = 0;
+	for (size_t i = 0; i < a->nfix; i++)
+		if (a->fix[i].jump && a->fix[i].at >= from)
+			j[n++] = (relax_jump){ .fix = i, .end = a->fix[i].end,
+					       .save = a->fix[i].jump == 1 ? 3 : 4 };
+	for (bool more = true; more;) {
+		more = false;
+		saved[0] = 0;
+		for (size_t k = 0; k < n; k++)
+			saved[k + 1] = saved[k] + (j[k].shrink ? j[k].save : 0);
+		for (size_t k = 0; k < n; k++) {
+			int64_t target = a->labels[a->fix[j[k].fix].label];
+			if (j[k].shrink || target < 0)
+				continue;
+			/* its end once short: its old end, less what it and
+			 * the shrunk jumps before it save */
+			int64_t end = relaxed(j, saved, n, j[k].end) - j[k].save;
+			int64_t rel = relaxed(j, saved, n, target) - end;
+			if (target >= (int64_t)j[k].end) /* it moves too */
+				rel -= j[k].save;
+			/* more shrunk jumps only shorten this: it stays short */
+			if (rel >= -128 && rel <= 127) {
+				j[k].shrink = true;
+				more = true;
+			}
+		}
+	}
+	saved[0] = 0;
+	for (size_t k = 0; k < n; k++)
+		saved[k + 1] = saved[k] + (j[k].shrink ? j[k].save : 0);
+	/* move the bytes */
+	size_t w = 0, r = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!j[k].shrink)
+			continue;
+		size_t start = j[k].end - 4 - (j[k].save - 2);
+		memcpy(buf + w, a->buf + r, start - r);
+		w += start - r;
+		uint8_t op = a->buf[start];
+		buf[w++] = op == 0xe9 ? 0xeb : (uint8_t)(0x70 + (a->buf[start + 1] & 15));
+		buf[w++] = 0;
+		r = j[k].end;
+	}
+	memcpy(buf + w, a->buf + r, a->n - r);
+	w += a->n - r;
+	memcpy(a->buf, buf, w);
+	size_t total = a->n - w;
+	for (size_t i = 0; i < a->nlabels; i++)
+		if (a->labels[i] >= (int64_t)from)
+			a->labels[i] = relaxed(j, saved, n, a->labels[i]);
+	for (size_t i = 0; i < a->nfix; i++) {
+		x86_fixup *f = &a->fix[i];
+		if (f->at < from)
+			continue;
+		f->at = (uint32_t)relaxed(j, saved, n, f->at);
+		f->end = (uint32_t)relaxed(j, saved, n, f->end);
+	}
+	for (size_t k = 0; k < n; k++)
+		if (j[k].shrink) { /* its end moved with its own saving */
+			x86_fixup *f = &a->fix[j[k].fix];
+			f->at = f->end - 1;
+			f->rel8 = true;
+			f->jump = 0;
+		}
+	a->n = w;
+	free(j);
+	free(saved);
+	free(buf);
+	return total;
 }
 
 /* ---- encoding core ------------------------------------------------------ */
@@ -269,6 +394,36 @@ void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm)
 	}
 }
 
+void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src)
+{
+	op_mem(a, 0, false, OP((uint8_t)(op * 8 + 1)), src, m, 0, false);
+}
+
+void x86_alu_mi(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm)
+{
+	if (imm >= -128 && imm <= 127) {
+		op_mem(a, 0, true, OP(0x83), op, m, 1, false);
+		x86_u8(a, (uint8_t)(int8_t)imm);
+	} else {
+		op_mem(a, 0, true, OP(0x81), op, m, 4, false);
+		x86_u32(a, (uint32_t)imm);
+	}
+}
+
+void x86_alu8_mi(x86_asm *a, enum x86_alu op, x86_mem m, uint8_t imm)
+{
+	op_mem(a, 0, false, OP(0x80), op, m, 1, false);
+	x86_u8(a, imm);
+}
+
+void x86_shift_mi(x86_asm *a, enum x86_shift op, x86_mem m, uint8_t imm)
+{
+	op_mem(a, 0, true, OP(0xc1), op, m, 1, false);
+	x86_u8(a, imm);
+}
+
+void x86_push_i8(x86_asm *a, int8_t imm) { x86_bytes(a, OP(0x6a, (uint8_t)imm)); }
+
 void x86_imul_rr(x86_asm *a, int dst, int src) { op_rr(a, true, OP(0x0f, 0xaf), dst, src, false); }
 void x86_imul_rm(x86_asm *a, int dst, x86_mem m) { op_mem(a, 0, true, OP(0x0f, 0xaf), dst, m, 0, false); }
 
@@ -330,16 +485,38 @@ void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src)
 	op_rr(a, true, OP(0x0f, (uint8_t)(0x40 + cc)), dst, src, false);
 }
 
+void x86_test_rr32(x86_asm *a, int r1, int r2) { op_rr(a, false, OP(0x85), r2, r1, false); }
+
+void x86_test8_ri(x86_asm *a, int r, uint8_t imm)
+{
+	if (r == RAX) {
+		x86_bytes(a, OP(0xa8, imm));
+		return;
+	}
+	op_rr(a, false, OP(0xf6), 0, r, r >= 4);
+	x86_u8(a, imm);
+}
+
+void x86_cmp8_rm(x86_asm *a, int r, x86_mem m) { op_mem(a, 0, false, OP(0x3a), r, m, 0, r >= 4); }
+void x86_bt32_rr(x86_asm *a, int r, int bit) { op_rr(a, false, OP(0x0f, 0xa3), bit, r, false); }
+void x86_bts32_rr(x86_asm *a, int r, int bit) { op_rr(a, false, OP(0x0f, 0xab), bit, r, false); }
+void x86_inc32(x86_asm *a, int r) { op_rr(a, false, OP(0xff), 0, r, false); }
+void x86_dec32(x86_asm *a, int r) { op_rr(a, false, OP(0xff), 1, r, false); }
+
 void x86_jmp(x86_asm *a, int label)
 {
 	x86_u8(a, 0xe9);
 	add_fixup(a, label, 0);
+	if (!a->failed)
+		a->fix[a->nfix - 1].jump = 1;
 }
 
 void x86_jcc(x86_asm *a, enum x86_cc cc, int label)
 {
 	x86_bytes(a, OP(0x0f, (uint8_t)(0x80 + cc)));
 	add_fixup(a, label, 0);
+	if (!a->failed)
+		a->fix[a->nfix - 1].jump = 2;
 }
 
 static void add_fixup8(x86_asm *a, int label)

@@ -60,6 +60,7 @@ typedef struct x86_fixup {
 	uint32_t end;    /* offset the displacement is relative to */
 	int label;
 	bool rel8;       /* a one-byte displacement (x86_jcc8, x86_jmp8) */
+	uint8_t jump;    /* x86_relax: 1 for jmp rel32, 2 for jcc rel32 */
 } x86_fixup;
 
 typedef struct x86_asm {
@@ -79,8 +80,16 @@ void x86_reset(x86_asm *a);
 
 int x86_label(x86_asm *a);                 /* a new unbound label */
 void x86_bind(x86_asm *a, int label);      /* bind it here */
+void x86_bind_at(x86_asm *a, int label, size_t off); /* bind it at OFF */
 /* Resolve all fixups; false if a label is unbound (or earlier failure). */
 bool x86_finish(x86_asm *a);
+/* Branch relaxation: every jmp/jcc rel32 emitted at offset FROM or later
+ * whose label is bound and within reach becomes the two-byte form; the
+ * code from FROM on moves up, and the labels and fixups in it follow.
+ * The code there must not depend on its own alignment or absolute
+ * offsets (x86_align, offsets taken with x86_label_offset before).
+ * Returns the bytes saved. */
+size_t x86_relax(x86_asm *a, size_t from);
 /* Offset a label was bound at (after binding). */
 int64_t x86_label_offset(const x86_asm *a, int label);
 
@@ -110,6 +119,11 @@ void x86_alu_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm);
 void x86_alu32_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm);
 void x86_alu32_rr(x86_asm *a, enum x86_alu op, int dst, int src);
 void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm); /* dword [m] */
+void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src); /* dword [m] op= src32 */
+void x86_alu_mi(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm);  /* qword [m] */
+void x86_alu8_mi(x86_asm *a, enum x86_alu op, x86_mem m, uint8_t imm);  /* byte [m] */
+void x86_shift_mi(x86_asm *a, enum x86_shift op, x86_mem m, uint8_t imm); /* qword [m] */
+void x86_push_i8(x86_asm *a, int8_t imm);                /* push imm8 (sign-extended) */
 void x86_imul_rr(x86_asm *a, int dst, int src);
 void x86_imul_rm(x86_asm *a, int dst, x86_mem m);       /* dst *= [m] */
 void x86_imul_ri(x86_asm *a, int dst, int src, int32_t imm); /* dst = src * imm */
@@ -127,6 +141,13 @@ void x86_test32_ri(x86_asm *a, int r, uint32_t imm);
 void x86_setcc(x86_asm *a, enum x86_cc cc, int r);      /* r8 only */
 void x86_movzx8_rr(x86_asm *a, int dst, int src);       /* movzx dst, src8 */
 void x86_cmov(x86_asm *a, enum x86_cc cc, int dst, int src);
+void x86_test_rr32(x86_asm *a, int r1, int r2);         /* test r1_32, r2_32 */
+void x86_test8_ri(x86_asm *a, int r, uint8_t imm);      /* test r8, imm8 */
+void x86_cmp8_rm(x86_asm *a, int r, x86_mem m);         /* cmp r8, byte [m] */
+void x86_bt32_rr(x86_asm *a, int r, int bit);           /* bt r32, bit32: CF */
+void x86_bts32_rr(x86_asm *a, int r, int bit);          /* bts r32, bit32 */
+void x86_inc32(x86_asm *a, int r);
+void x86_dec32(x86_asm *a, int r);
 
 /* control flow */
 void x86_jmp(x86_asm *a, int label);

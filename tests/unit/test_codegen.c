@@ -16,6 +16,7 @@
 
 #include "../../builder/cfi/cfi_reader.h"
 #include "../../builder/codegen/compile.h"
+#include "../../builder/codegen/entry_gen.h"
 #include "../../client-lib/include/ehelf.h"
 #include "../codegen/ir_eval.h"
 #include "cfi_build.h"
@@ -199,7 +200,9 @@ static void make_regs(ehelf_regs *r, uint64_t pc, uint32_t valid)
 	r->valid = valid;
 }
 
-int main(void)
+/* The whole test, on the code of FORM (entry_gen.h: automatic, which is
+ * compact here, or forced). */
+static void run(int form)
 {
 	mem = mmap(NULL, MEM, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -215,7 +218,8 @@ int main(void)
 	cfi_reader *r = cfi_reader_new();
 	cfi_reader_add_section(r, &s);
 	static const uint8_t id[] = { 0xde, 0xad, 0xbe, 0xef };
-	ehelf_compile_opts opts = { .build_id = id, .build_id_len = 4 };
+	ehelf_compile_opts opts = { .build_id = id, .build_id_len = 4,
+				    .code_form = form };
 	uint8_t *image;
 	size_t len;
 	ehelf_compile_stats st;
@@ -226,7 +230,7 @@ int main(void)
 	CHECK(rc == 0);
 	if (rc) {
 		fprintf(stderr, "compile: %s\n", err.msg);
-		UNIT_DONE("test_codegen");
+		return;
 	}
 	/* the unsupported ones are listed with a reason */
 	size_t want_unsup = 0;
@@ -258,7 +262,7 @@ int main(void)
 	CHECK(o != NULL);
 	if (!o) {
 		fprintf(stderr, "open: %s\n", ehelf_last_error());
-		UNIT_DONE("test_codegen");
+		return;
 	}
 	const struct ehelf_info *info = ehelf_object_info(o);
 	CHECK(info->build_id_len == 4 && memcmp(info->build_id, id, 4) == 0);
@@ -367,5 +371,14 @@ int main(void)
 	ehelf_compile_stats_free(&st);
 	free(image);
 	munmap(mem, MEM);
+}
+
+int main(void)
+{
+	/* each form of code: compact (these sections are small), the
+	 * compiled bodies of larger files, the compact form of larger ones */
+	run(GEN_FORM_AUTO);
+	run(GEN_FORM_FULL);
+	run(GEN_FORM_COMPACT_LARGE);
 	UNIT_DONE("test_codegen");
 }

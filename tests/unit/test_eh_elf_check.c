@@ -136,7 +136,8 @@ static void m_gnu_note(image *im)
 }
 static void m_abi1(image *im) { im_note_desc(im)->abi_version = 1; }
 static void m_abi2(image *im) { im_note_desc(im)->abi_version = 2; }
-static void m_abi4(image *im) { im_note_desc(im)->abi_version = 4; }
+static void m_abi3(image *im) { im_note_desc(im)->abi_version = 3; }
+static void m_abi5(image *im) { im_note_desc(im)->abi_version = 5; }
 static void m_note_magic(image *im) { im_note_desc(im)->magic ^= 1; }
 static void m_info_id(image *im) { im_info(im)->build_id[0] ^= 1; }
 static void m_info_abi(image *im) { im_info(im)->abi_version = 1; }
@@ -184,11 +185,13 @@ static const mutation mutations[] = {
 	{ "two ehelf notes", m_two_notes, "2 ehelf notes: an eh_elf has one" },
 	{ "a GNU note besides", m_gnu_note, "PT_NOTE: 1 note besides the ehelf note" },
 	{ "ABI version 1", m_abi1,
-	  "eh_elf ABI version 1; this library reads 3: rebuild it with ehelf-batch" },
+	  "eh_elf ABI version 1; this library reads 4: rebuild it with ehelf-batch" },
 	{ "ABI version 2", m_abi2,
-	  "eh_elf ABI version 2; this library reads 3: rebuild it with ehelf-batch" },
-	{ "ABI version 4", m_abi4,
-	  "eh_elf ABI version 4; this library reads 3: a newer libehelf is needed" },
+	  "eh_elf ABI version 2; this library reads 4: rebuild it with ehelf-batch" },
+	{ "ABI version 3", m_abi3,
+	  "eh_elf ABI version 3; this library reads 4: rebuild it with ehelf-batch" },
+	{ "ABI version 5", m_abi5,
+	  "eh_elf ABI version 5; this library reads 4: a newer libehelf is needed" },
 	{ "note magic", m_note_magic, "ehelf note: bad magic" },
 	{ "ehelf_info's build-ID", m_info_id, "ehelf_info disagrees with the ehelf note" },
 	{ "ehelf_info's ABI version", m_info_abi, "ehelf_info disagrees with the ehelf note" },

@@ -89,6 +89,7 @@ static void emit_all(void)
 			x86_mov_load32(&a, r, m); T("mov %s, DWORD PTR %s", R32[r], mem(m));
 			x86_mov_store32(&a, m, r); T("mov DWORD PTR %s, %s", mem(m), R32[r]);
 			x86_movzx_load8(&a, r, m); T("movzx %s, BYTE PTR %s", R32[r], mem(m));
+			x86_cmp8_rm(&a, r, m); T("cmp %s, BYTE PTR %s", RB[r], mem(m));
 			x86_movzx_load16(&a, r, m); T("movzx %s, WORD PTR %s", R32[r], mem(m));
 			x86_movsxd_load(&a, r, m); T("movsxd %s, DWORD PTR %s", R64[r], mem(m));
 			x86_movsx_load16(&a, r, m); T("movsx %s, WORD PTR %s", R64[r], mem(m));
@@ -97,6 +98,7 @@ static void emit_all(void)
 				x86_alu_rr(&a, alus[k], r, b); T("%s %s, %s", alu[alus[k]], R64[r], R64[b]);
 				x86_alu32_rr(&a, alus[k], r, b); T("%s %s, %s", alu[alus[k]], R32[r], R32[b]);
 				x86_alu_rm(&a, alus[k], r, m); T("%s %s, QWORD PTR %s", alu[alus[k]], R64[r], mem(m));
+				x86_alu32_mr(&a, alus[k], m, r); T("%s DWORD PTR %s, %s", alu[alus[k]], mem(m), R32[r]);
 			}
 			if (b != RSP) {
 				for (int sc = 1; sc <= 8; sc *= 2) {
@@ -108,6 +110,7 @@ static void emit_all(void)
 			}
 			x86_imul_rr(&a, r, b); T("imul %s, %s", R64[r], R64[b]);
 			x86_test_rr(&a, r, b); T("test %s, %s", R64[r], R64[b]);
+			x86_test_rr32(&a, r, b); T("test %s, %s", R32[r], R32[b]);
 			x86_cmov(&a, (enum x86_cc)(j % 16), r, b);
 			T("cmov%s %s, %s", CC[j % 16], R64[r], R64[b]);
 			x86_movzx8_rr(&a, r, b); T("movzx %s, %s", R32[r], RB[b]);
@@ -119,6 +122,10 @@ static void emit_all(void)
 				x86_alu32_ri(&a, alus[o], r, imm); T("%s %s, %d", alu[alus[o]], R32[r], imm);
 				x86_alu_mi32(&a, alus[o], M(r, imm), imm);
 				T("%s DWORD PTR %s, %d", alu[alus[o]], mem(M(r, imm)), imm);
+				x86_alu8_mi(&a, alus[o], M(r, imm), (uint8_t)imm);
+				T("%s BYTE PTR %s, %d", alu[alus[o]], mem(M(r, imm)), (uint8_t)imm);
+				x86_alu_mi(&a, alus[o], M(r, -imm), imm);
+				T("%s QWORD PTR %s, %d", alu[alus[o]], mem(M(r, -imm)), imm);
 			}
 			x86_imul_ri(&a, r, regs[(i + k) % NREGS], imm);
 			T("imul %s, %s, %d", R64[r], R64[regs[(i + k) % NREGS]], imm);
@@ -142,12 +149,21 @@ static void emit_all(void)
 				T("movabs %s, %lld", R64[r], (long long)v);
 		}
 		x86_neg(&a, r); T("neg %s", R64[r]);
+		x86_test8_ri(&a, r, 0x81); T("test %s, 0x81", RB[r]);
+		x86_bt32_rr(&a, r, regs[(i + 3) % NREGS]); T("bt %s, %s", R32[r], R32[regs[(i + 3) % NREGS]]);
+		x86_bts32_rr(&a, r, regs[(i + 5) % NREGS]); T("bts %s, %s", R32[r], R32[regs[(i + 5) % NREGS]]);
+		x86_inc32(&a, r); T("inc %s", R32[r]);
+		x86_dec32(&a, r); T("dec %s", R32[r]);
 		x86_not(&a, r); T("not %s", R64[r]);
 		x86_shift_cl(&a, SH_SHL, r); T("shl %s, cl", R64[r]);
 		x86_shift_cl(&a, SH_SHR, r); T("shr %s, cl", R64[r]);
 		x86_shift_cl(&a, SH_SAR, r); T("sar %s, cl", R64[r]);
 		x86_shift_ri(&a, SH_SHR, r, 56); T("shr %s, 56", R64[r]);
 		x86_shift32_ri(&a, SH_SHL, r, 3); T("shl %s, 3", R32[r]);
+		x86_shift_mi(&a, SH_SAR, M(r, disps[i % NDISPS]), 63);
+		T("sar QWORD PTR %s, 63", mem(M(r, disps[i % NDISPS])));
+		x86_shift_mi(&a, SH_SHR, M(r, 8), 2); T("shr QWORD PTR %s, 2", mem(M(r, 8)));
+		x86_push_i8(&a, (int8_t)(i - 6)); T("push %d", i - 6);
 		x86_idiv(&a, r); T("idiv %s", R64[r]);
 		x86_div(&a, r); T("div %s", R64[r]);
 		x86_setcc(&a, (enum x86_cc)(i % 16), r); T("set%s %s", CC[i % 16], RB[r]);
