@@ -1153,7 +1153,6 @@ int gen_blob_build_form(gen_blob *b, const lookup_table *t,
 		for (size_t i = 1; i < rs->n; i++)
 			if (!code[i].summarised)
 				users[code[i].shape]++;
-		nparams = 0;
 		for (size_t i = 1; i < rs->n; i++) {
 			shape *x = &sh[code[i].shape];
 			if (code[i].summarised || !x->parametric)
@@ -1161,15 +1160,20 @@ int gen_blob_build_form(gen_blob *b, const lookup_table *t,
 			if (users[code[i].shape] == 1) {
 				x->rs = rs->v[i];
 				x->parametric = false;
-				continue;
 			}
-			int32_t p[BODY_MAX_PARAMS];
-			int np = body_params(&rs->v[i], p);
-			code[i].params_off = (uint32_t)(nparams * 4);
-			memcpy(params + nparams, p, (size_t)np * sizeof *p);
-			nparams += (size_t)np;
 		}
 		free(users);
+		/* the rule sets that keep parameters: their byte offsets again,
+		 * at their shape's width, in the order they are written */
+		params_bytes = 0;
+		nparams = 0;
+		for (size_t i = 1; i < rs->n; i++) {
+			if (code[i].summarised || !sh[code[i].shape].parametric)
+				code[i].nparams = 0;
+			code[i].params_off = params_bytes;
+			params_bytes += code[i].nparams * (sh[code[i].shape].wide ? 4 : 2);
+			nparams += code[i].nparams;
+		}
 	}
 	if (tb.compact) {
 		tb.no_params = nparams == 0;

@@ -156,10 +156,19 @@ static const tcase cases[] = {
 			 DW_OP_and, DW_OP_lit11, DW_OP_ge, DW_OP_lit3,
 			 DW_OP_shl, DW_OP_plus), 0, false },
 	{ "cfa r10", INSNS(DW_CFA_def_cfa, 10, 0), 0, false },
+	/* rule sets without a summary sharing a shape (parameters in the
+	 * compact form too), one alone (immediates), 32-bit offsets */
+	{ "wide r10", INSNS(DW_CFA_def_cfa, 10, 0x80, 0x80, 0x04, DW_CFA_offset | 3, 2), 0, false },
+	{ "wide r10b", INSNS(DW_CFA_def_cfa, 10, 0x88, 0x80, 0x04, DW_CFA_offset | 3, 4), 0, false },
+	{ "single r13", INSNS(DW_CFA_def_cfa, 13, 24, DW_CFA_offset | 3, 2), 0, false },
+	{ "cfa r10 8", INSNS(DW_CFA_def_cfa, 10, 8, DW_CFA_offset | 3, 2), 0, false },
+	{ "cfa r10 40", INSNS(DW_CFA_def_cfa, 10, 40, DW_CFA_offset | 3, 4), 0, false },
+	{ "cfa r10 72", INSNS(DW_CFA_def_cfa, 10, 72, DW_CFA_offset | 3, 6), 0, false },
 	{ "cfa big", INSNS(DW_CFA_def_cfa, 7, 0x80, 0x80, 0x80, 0x80, 0x10,
 			   DW_CFA_offset | 3, 0x80, 0x80, 0x80, 0x80, 0x02),
 	  99, false },
 	/* register rules */
+	{ "far saves", INSNS(DW_CFA_def_cfa_offset, 96, DW_CFA_offset | 3, 11, DW_CFA_offset | 6, 10), 0, false },
 	{ "saves", INSNS(DW_CFA_def_cfa_offset, 56, DW_CFA_offset | 3, 7,
 			 DW_CFA_offset | 6, 6, DW_CFA_offset | 12, 5,
 			 DW_CFA_offset | 13, 4, DW_CFA_offset | 14, 3,
