@@ -9,8 +9,8 @@
 #include "summary.h"
 
 /*
- * Blob layout: [local entry][remote entry][read helper][bodies, local then
- * remote] [ehelf_info][constants (escapes only)][page records][rule-set
+ * Blob layout: [local entry][remote entry][read helper][describe]
+ * [escape routine and stubs?][bodies, local then remote] [ehelf_info][constants (escapes only)][page records][rule-set
  * words][rule records][params][entry offsets][entry rule bytes][escape
  * ranks and indexes]; compact files (emit_compact, never escapes):
  * [entries, core, exits, helpers, summary][describe][lookup][bodies]
@@ -19,7 +19,8 @@
  *
  * Rule record (12 bytes): int32 local body - record, int32 remote body -
  * record, uint32 params - params base.  Parameters are int16, int32 for
- * the shapes with an offset beyond 16 bits (gen_ctx.params16).
+ * the shapes with an offset beyond 16 bits (gen_ctx.params16), in both
+ * forms.
  */
 typedef struct tables {
 	/* labels of the blob's tables */
@@ -42,7 +43,7 @@ typedef struct tables {
 	bool word32;            /* compact: 4-byte words (sum32_fits) */
 	int bodyrefs, expand;   /* word32: body references, describe's table */
 	bool no_params;         /* compact: no body reads parameters */
-	bool swar_lookup;       /* compact: emit_lookup_swar, not _small */
+	bool vec_lookup;       /* compact: emit_lookup_vec, not _small */
 	int stub[2];            /* local, remote escape stubs */
 } tables;
 
@@ -154,11 +155,12 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_bind(a, l_found);
 }
 
-/* The lookup subroutine of compact files: the same search as
- * emit_lookup_inline, but the subpage's entries are counted one at a
- * time (a short loop: a subpage usually has under 8), in a third of the
- * code.  pc in RDI -> rule index in RCX, 0 (and ZF set) when no row
- * covers the pc; clobbers RDX, RDI, R9, R10, R11 (not RBX: ehelf_describe
+/* The lookup subroutine of compact files (tables.lookup_fn): the same
+ * search as emit_lookup_inline, but the subpage's entries are counted one
+ * at a time (a short loop: a subpage usually has under 8), in about half
+ * the code.  pc in RDI -> rule index in RCX, 0 (and ZF set) when no row
+ * covers the pc.  Callers assume the union of both variants' clobbers:
+ * RAX, RDX, RDI, R9, R10, R11, XMM0, XMM1 (never RBX: ehelf_describe
  * saves nothing). */
 static void emit_lookup_small(x86_asm *a, const lookup_table *t,
 			      const tables *tb)
@@ -221,9 +223,9 @@ static void emit_lookup_small(x86_asm *a, const lookup_table *t,
 }
 
 /* emit_lookup_small's contract with emit_lookup_inline's search, for
- * compact files of more entries (tables.swar_lookup): a few ns faster
- * a step than counting one entry at a time, 130 bytes more. */
-static void emit_lookup_swar(x86_asm *a, const lookup_table *t,
+ * compact files of more entries (tables.vec_lookup): a few ns faster
+ * a step than counting one entry at a time, and longer. */
+static void emit_lookup_vec(x86_asm *a, const lookup_table *t,
 			     const tables *tb)
 {
 	int l_none = x86_label(a);
@@ -788,7 +790,7 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	x86_mov_rr(a, g->read_reg, RAX);
 	/* out = in, eight bytes at a time (see emit_copy): in a loop, or,
 	 * in larger files, unrolled (3.5 ns faster a step, 144 bytes more) */
-	if (tb->swar_lookup) {
+	if (tb->vec_lookup) {
 		for (int r = 0; r < EHELF_NREGS; r++) {
 			x86_mov_load(a, RAX, M(g->in, GEN_REG_SIZE * r));
 			x86_mov_store(a, M(g->out, GEN_REG_SIZE * r), RAX);
@@ -883,7 +885,7 @@ static void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g,
 	x86_ret(a);
 	x86_bind(a, l_sum);
 	x86_mov_rr(a, R15, RAX);
-	emit_compact_sum(g, tb->word32, tb->swar_lookup);
+	emit_compact_sum(g, tb->word32, tb->vec_lookup);
 }
 
 static gen_ctx make_ctx(x86_asm *a, gen_mode mode)
@@ -1072,7 +1074,7 @@ int gen_blob_build_form(gen_blob *b, const lookup_table *t,
 	/* compact files: one lookup subroutine (480 bytes less, 1 ns more a
 	 * step) */
 	tb.shared_lookup = tb.compact;
-	tb.swar_lookup = tb.compact && (t->nentries > COMPACT_SMALL_LOOKUP_MAX ||
+	tb.vec_lookup = tb.compact && (t->nentries > COMPACT_SMALL_LOOKUP_MAX ||
 					form == GEN_FORM_COMPACT_LARGE);
 	/* shapes: rule sets that differ only in offsets share a body */
 	rs_code *code = calloc(rs->n, sizeof *code);
@@ -1205,8 +1207,8 @@ int gen_blob_build_form(gen_blob *b, const lookup_table *t,
 		else
 			emit_describe_entry(a, t, &tb);
 		x86_bind(a, tb.lookup_fn);
-		if (tb.swar_lookup)
-			emit_lookup_swar(a, t, &tb);
+		if (tb.vec_lookup)
+			emit_lookup_vec(a, t, &tb);
 		else
 			emit_lookup_small(a, t, &tb);
 		x86_bind(a, tb.bodies);
@@ -1360,7 +1362,7 @@ int gen_blob_build_form(gen_blob *b, const lookup_table *t,
 	}
 	x86_bind(a, tb.entry_offsets);
 	/* LT_VEC read at a time, but one by emit_lookup_small */
-	size_t noff = t->nentries + (tb.compact && !tb.swar_lookup ? 0 : LT_VEC);
+	size_t noff = t->nentries + (tb.compact && !tb.vec_lookup ? 0 : LT_VEC);
 	for (size_t i = 0; i < noff; i++)
 		x86_u8(a, t->off[i] ^ 0x80);
 	x86_bind(a, tb.entry_rules);

@@ -46,6 +46,12 @@
  *    keeps the low ones.
  * Return values are the EHELF_STEP... codes below.
  *
+ * All three entry points follow the System V x86-64 calling convention:
+ * they clobber only caller-saved registers (xmm0 and xmm1 among them: the
+ * lookup compares with SSE2; nothing beyond SSE2 is used, BMI1's tzcnt
+ * only where it runs as bsf on processors without it) and need no more
+ * than the ABI's stack alignment.
+ *
  * ehelf_describe(pc) summarises the row covering pc in one 64-bit word when
  * its rules are of the common kinds, so that an unwinder can keep the
  * summary (keyed by pc) and step such frames without calling the eh_elf
