@@ -204,6 +204,38 @@ int expr_analyse(const uint8_t *bytes, uint32_t len, bool push_cfa,
 }
 
 /* Emit one operation at depth D. */
+/* The divisor in RCX, the dividend in slot SECOND: RAX = SECOND / RCX,
+ * signed as libgcc divides (a zero divisor exits EHELF_E_EXPR; INT64_MIN
+ * / -1, which would trap, wraps to INT64_MIN).  Clobbers RDX. */
+static void emit_sdiv(gen_ctx *g, x86_mem second)
+{
+	x86_asm *a = g->a;
+	int l_neg = x86_label(a), l_done = x86_label(a);
+	x86_test_rr(a, RCX, RCX);
+	x86_jcc(a, CC_E, g->l_expr);
+	x86_mov_load(a, RAX, second);
+	x86_alu_ri(a, ALU_CMP, RCX, -1);
+	x86_jcc(a, CC_E, l_neg);
+	x86_cqo(a);
+	x86_idiv(a, RCX);
+	x86_jmp(a, l_done);
+	x86_bind(a, l_neg);
+	x86_neg(a, RAX);
+	x86_bind(a, l_done);
+}
+
+/* The divisor in RCX, the dividend in slot SECOND: RDX = SECOND mod RCX,
+ * unsigned (a zero divisor exits EHELF_E_EXPR).  Clobbers RAX. */
+static void emit_umod(gen_ctx *g, x86_mem second)
+{
+	x86_asm *a = g->a;
+	x86_test_rr(a, RCX, RCX);
+	x86_jcc(a, CC_E, g->l_expr);
+	x86_mov_load(a, RAX, second);
+	x86_alu32_rr(a, ALU_XOR, RDX, RDX);
+	x86_div(a, RCX);
+}
+
 static void emit_op(gen_ctx *g, const expr *e, const xop *x, const int *labels)
 {
 	x86_asm *a = g->a;
@@ -329,30 +361,14 @@ static void emit_op(gen_ctx *g, const expr *e, const xop *x, const int *labels)
 		x86_mov_store(a, second, RAX);
 		return;
 	}
-	case DW_OP_div: {
-		int l_neg = x86_label(a), l_store = x86_label(a);
+	case DW_OP_div:
 		x86_mov_load(a, RCX, top);
-		x86_test_rr(a, RCX, RCX);
-		x86_jcc(a, CC_E, g->l_expr);
-		x86_mov_load(a, RAX, second);
-		x86_alu_ri(a, ALU_CMP, RCX, -1);
-		x86_jcc(a, CC_E, l_neg); /* INT64_MIN / -1 would trap */
-		x86_cqo(a);
-		x86_idiv(a, RCX);
-		x86_jmp(a, l_store);
-		x86_bind(a, l_neg);
-		x86_neg(a, RAX);
-		x86_bind(a, l_store);
+		emit_sdiv(g, second);
 		x86_mov_store(a, second, RAX);
 		return;
-	}
 	case DW_OP_mod:
 		x86_mov_load(a, RCX, top);
-		x86_test_rr(a, RCX, RCX);
-		x86_jcc(a, CC_E, g->l_expr);
-		x86_mov_load(a, RAX, second);
-		x86_alu32_rr(a, ALU_XOR, RDX, RDX);
-		x86_div(a, RCX);
+		emit_umod(g, second);
 		x86_mov_store(a, second, RDX);
 		return;
 	case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
@@ -601,31 +617,15 @@ static void tos_op(tos *t, const xop *x, const int *labels)
 		x86_neg(a, RAX);
 		x86_alu_rm(a, ALU_ADD, RAX, second);
 		return;
-	case DW_OP_div: {
-		int l_neg = x86_label(a), l_store = x86_label(a);
+	case DW_OP_div:
 		tos_load(t, d);
 		x86_mov_rr(a, RCX, RAX);
-		x86_test_rr(a, RCX, RCX);
-		x86_jcc(a, CC_E, g->l_expr);
-		x86_mov_load(a, RAX, second);
-		x86_alu_ri(a, ALU_CMP, RCX, -1);
-		x86_jcc(a, CC_E, l_neg); /* INT64_MIN / -1 would trap */
-		x86_cqo(a);
-		x86_idiv(a, RCX);
-		x86_jmp(a, l_store);
-		x86_bind(a, l_neg);
-		x86_neg(a, RAX);
-		x86_bind(a, l_store);
+		emit_sdiv(g, second);
 		return;
-	}
 	case DW_OP_mod:
 		tos_load(t, d);
 		x86_mov_rr(a, RCX, RAX);
-		x86_test_rr(a, RCX, RCX);
-		x86_jcc(a, CC_E, g->l_expr);
-		x86_mov_load(a, RAX, second);
-		x86_alu32_rr(a, ALU_XOR, RDX, RDX);
-		x86_div(a, RCX);
+		emit_umod(g, second);
 		x86_mov_rr(a, RAX, RDX);
 		return;
 	case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
