@@ -122,7 +122,7 @@ echo "== heaptrack, a libunwind user, with libehelf-unwind preloaded"
 # libehelf-unwind's own allocations shift) and one the dynamic loader
 # makes for the json module unless the eh_elfs' dlopen made it first: so
 # the stacks with frames heaptrack could not name in shared objects (its
-# addresses at 0x7f..., cut to their page offset; the json module's among
+# addresses at 0x7..., 12 hex digits, cut to their page offset; the json module's among
 # them, one ld.so constructor's too) must be the same, and 99% of the
 # distinct stacks of the whole run must be found in both.
 if command -v heaptrack >/dev/null 2>&1; then
@@ -153,7 +153,8 @@ PY
 			bad "heaptrack ($v) failed or hung"
 		heaptrack_print -f "$H/r$v.zst" -F "$H/r$v.stacks" \
 			--flamegraph-cost-type allocations >/dev/null 2>&1
-		sed 's/0x7f[0-9a-f]*\([0-9a-f]\{3\}\)/0x7f..\1/g' "$H/r$v.stacks" | sort >"$H/r$v.sorted"
+		# (shared objects are mapped below 0x7f0000000000 too: 0x7efe...)
+		sed 's/0x7[0-9a-f]\{8,\}\([0-9a-f]\{3\}\)/0x7f..\1/g' "$H/r$v.stacks" | sort >"$H/r$v.sorted"
 		grep '0x7f\.\.' "$H/r$v.sorted" >"$H/r$v.mod" || true
 		sed 's/ [0-9]*$//' "$H/r$v.sorted" | sort -u >"$H/r$v.set" # no counts
 	done
