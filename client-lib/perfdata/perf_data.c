@@ -119,10 +119,14 @@ struct qent {
 /* a sample whose stack copy was cut (partial stacks): its qbuf record is
  * followed by a u64, the copy's dyn_size */
 #define QPOS_CUT (1ull << 62)
-/* partial stacks: bytes of a sample's head (before its stack copy) read
- * with it in one pread, and bytes read ahead for the records after it */
+/* partial stacks: bytes of a sample's head (before its stack copy)
+ * expected, at least and at most (more is read when needed), and bytes
+ * read ahead, beyond those asked for and the stack copy's part: the
+ * records after them (a perf record --call-graph dwarf sample's head:
+ * 232 bytes in user mode) */
+#define HEAD_MIN 320
 #define HEAD_GUESS 1024
-#define READ_AHEAD 2048
+#define READ_AHEAD 512
 
 struct build_id_ent {
 	uint32_t pid;
@@ -1146,7 +1150,11 @@ static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 			       " bytes runs past the end of the data "
 			       "section at %" PRIu64, size, r->data_end);
 	uint64_t data, sz;
-	size_t n = size < r->partial + HEAD_GUESS ? size : r->partial + HEAD_GUESS;
+	/* as much of its head as the window has, within reason */
+	size_t n = r->win_off + r->win_len - r->pos;
+	n = n < r->partial + HEAD_MIN ? r->partial + HEAD_MIN
+	    : n > r->partial + HEAD_GUESS ? r->partial + HEAD_GUESS : n;
+	n = size < n ? size : n;
 	if (rd32(h) == PERF_RECORD_SAMPLE && size > r->partial + 16 &&
 	    (rc = win_get(r, r->pos, n, &h, err)) == 0 &&
 	    stack_at(r, h, n, &data, &sz) && sz > r->partial &&
