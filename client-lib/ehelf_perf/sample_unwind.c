@@ -26,9 +26,8 @@ int sample_regs(const perf_event *ev, ehelf_regs *out)
 		return -1;
 	uint64_t mask = ev->sample.regs_mask;
 	int k = 0;
-	for (int bit = 0; bit < 64; bit++) {
-		if (!((mask >> bit) & 1))
-			continue;
+	for (uint64_t left = mask; left; left &= left - 1) {
+		int bit = __builtin_ctzll(left);
 		uint64_t v = ev->sample.regs[k++];
 		if (bit < PERF_REG_X86_64_MAX && dwarf_of[bit] >= 0) {
 			out->r[dwarf_of[bit]] = v;

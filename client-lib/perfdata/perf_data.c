@@ -156,9 +156,10 @@ struct perf_reader {
 	/* partial stacks (perf_reader_partial_stacks): the data section is
 	 * read with pread, win[] holding the file's [win_off, + win_len),
 	 * and a sample with more stack than PARTIAL is given as a record
-	 * whose copy is cut to PARTIAL bytes (built in cut[]) */
+	 * whose copy is cut to PARTIAL bytes (built in qbuf, where enqueue
+	 * puts it) */
 	size_t partial;         /* 0: the data section read through map */
-	uint8_t *win, *cut;
+	uint8_t *win;
 	uint64_t win_off;
 	size_t win_len;
 	uint64_t cut_full;      /* the last record next_raw gave was cut:
@@ -651,6 +652,30 @@ static int64_t payload_size(perf_reader *r, const uint8_t *rec, uint32_t size,
 
 static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 			ehelf_err *err);
+
+/* Room for N more bytes in qbuf (and as much in qbuf2); false if out of
+ * memory. */
+static bool qbuf_room(perf_reader *r, size_t n)
+{
+	if (r->qcap - r->qlen >= n)
+		return true;
+	size_t cap = r->qcap ? r->qcap : 1u << 20;
+	while (cap - r->qlen < n)
+		cap *= 2;
+	uint8_t *p = realloc(r->qbuf, cap);
+	if (!p)
+		return false;
+	r->qbuf = p;
+	r->qcap = cap;
+	if (r->qcap2 < cap) {
+		free(r->qbuf2);
+		r->qbuf2 = malloc(cap);
+		r->qcap2 = r->qbuf2 ? cap : 0;
+		if (!r->qbuf2)
+			return false;
+	}
+	return true;
+}
 
 /* The next record stored in the file or stream: 1 with *REC (valid until
  * the next call) and *OFF set, 0 at the end, or a negative ERR_*. */
@@ -1162,7 +1187,11 @@ static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		size_t keep = (size_t)data + r->partial;
 		if (keep > n && (rc = win_get(r, r->pos, keep, &h, err)) < 0)
 			return rc;
-		memcpy(r->cut, h, keep);
+		/* built where enqueue would copy it: [offset][record][dyn] */
+		if (!qbuf_room(r, 8 + size + 8 + 8))
+			return nomem(err, r);
+		uint8_t *cut = r->qbuf + r->qlen + 8;
+		memcpy(cut, h, keep);
 		size_t rest = size - (size_t)(data + sz); /* dyn_size and after */
 		const uint8_t *t;
 		if ((rc = win_get(r, r->pos + data + sz, rest, &t, err)) < 0)
@@ -1173,13 +1202,13 @@ static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 				       "dyn_size %" PRIu64 " larger than its "
 				       "size %" PRIu64, dyn, sz);
 		uint64_t kept = r->partial, dyn_kept = dyn < kept ? dyn : kept;
-		memcpy(r->cut + data - 8, &kept, 8);
-		memcpy(r->cut + keep, &dyn_kept, 8);
-		memcpy(r->cut + keep + 8, t + 8, rest - 8);
+		memcpy(cut + data - 8, &kept, 8);
+		memcpy(cut + keep, &dyn_kept, 8);
+		memcpy(cut + keep + 8, t + 8, rest - 8);
 		uint16_t cut_size = (uint16_t)(keep + rest);
-		memcpy(r->cut + 6, &cut_size, 2);
+		memcpy(cut + 6, &cut_size, 2);
 		r->cut_full = dyn > kept ? dyn : 0;
-		*rec = r->cut;
+		*rec = cut;
 	} else if (rc < 0) {
 		return rc;
 	} else if ((rc = win_get(r, r->pos, size, rec, err)) < 0) {
@@ -1423,6 +1452,17 @@ static void drop_delivered(perf_reader *r)
 	r->out_pos = r->out_n = 0;
 	if (!r->qlen)
 		return;
+	bool in_qbuf = false;
+	for (size_t i = 0; i < left && !in_qbuf; i++)
+		in_qbuf = r->pipe || (r->q[i].pos & QPOS_BUF);
+	if (!in_qbuf) {
+		r->qlen = 0;
+		return;
+	}
+	/* the survivors stay where they are until the buffer is half full
+	 * (moving them each time cost a copy of every record) */
+	if (r->qlen <= r->qcap / 2)
+		return;
 	/* qbuf2 was sized like qbuf when qbuf last grew: the survivors fit */
 	size_t len = 0;
 	for (size_t i = 0; i < left; i++) {
@@ -1456,26 +1496,14 @@ static int enqueue(perf_reader *r, const uint8_t *rec, uint64_t off,
 	if (r->pipe || r->rec_decomp || r->partial) { /* a copy: REC does not stay */
 		uint32_t size = rd16(rec + 6);
 		size_t n = 8 + ((size + 7u) & ~7u) + (r->cut_full ? 8 : 0);
-		if (r->qcap - r->qlen < n) {
-			size_t cap = r->qcap ? r->qcap : 1u << 20;
-			while (cap - r->qlen < n)
-				cap *= 2;
-			uint8_t *p = realloc(r->qbuf, cap);
-			if (!p)
-				return nomem(err, r);
-			r->qbuf = p;
-			r->qcap = cap;
-			if (r->qcap2 < cap) {
-				free(r->qbuf2);
-				r->qbuf2 = malloc(cap);
-				r->qcap2 = r->qbuf2 ? cap : 0;
-				if (!r->qbuf2)
-					return nomem(err, r);
-			}
-		}
+		/* a record next_partial built in place stays there */
+		bool in_place = rec == r->qbuf + r->qlen + 8;
+		if (!qbuf_room(r, n))
+			return nomem(err, r);
 		uint8_t *d = r->qbuf + r->qlen;
 		memcpy(d, &off, 8);
-		memcpy(d + 8, rec, size);
+		if (!in_place)
+			memcpy(d + 8, rec, size);
 		memset(d + 8 + size, 0, n - 8 - size);
 		if (r->cut_full)
 			memcpy(d + n - 8, &r->cut_full, 8);
@@ -1723,7 +1751,6 @@ void perf_reader_close(perf_reader *r)
 	free(r->scratch);
 	free(r->chain_scratch);
 	free(r->win);
-	free(r->cut);
 	decomp_free(r->dc);
 	free(r->name);
 	free(r);
@@ -1847,12 +1874,8 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 	if (bytes > MAX_RECORD / 2)
 		bytes = MAX_RECORD / 2;
 	size_t cap = MAX_RECORD + bytes + HEAD_GUESS + READ_AHEAD;
-	if (!(r->win = aligned_alloc(8, cap)) ||
-	    !(r->cut = aligned_alloc(8, MAX_RECORD))) {
-		free(r->win);
-		r->win = NULL;
+	if (!(r->win = aligned_alloc(8, cap)))
 		return -1;
-	}
 	r->win_off = r->win_len = 0;
 	r->partial = bytes;
 	return 1;
