@@ -172,7 +172,7 @@ static int run(const char *input, bool folded, bool show_progress, bool fetch)
 	}
 	/* only the part of each stack copy that the frames span, mostly
 	 * (docs/perf.md, "Performance") */
-	if (perf_reader_partial_stacks(r, PARTIAL_STACK, true) < 0) {
+	if (perf_reader_partial_stacks(r, PARTIAL_STACK) < 0) {
 		fprintf(stderr, "ehelf-perf: out of memory\n");
 		perf_reader_close(r);
 		return 1;

@@ -54,8 +54,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <unistd.h>
 
 #include "../../common/u64_map.h"
@@ -167,9 +165,6 @@ struct perf_reader {
 	uint64_t cut_full;      /* the last record next_raw gave was cut:
 				 * its dyn_size; else 0 */
 	uint64_t imm_full;      /* the same for imm */
-	bool want_ahead;        /* read them on a thread of its own ... */
-	bool ahead_tried;
-	struct ahead *ahead;    /* ... that one, once started */
 	uint64_t stack_at;      /* of the last sample decoded: its copy's
 				 * offset in the record */
 
@@ -1155,56 +1150,55 @@ static int stack_at(const perf_reader *r, const uint8_t *head, size_t n,
 	return 1;
 }
 
-/* The record at *POS of the data section, for partial stacks: a sample
- * with more than r->partial bytes of stack copy cut to them, built in
- * CUT (room for MAX_RECORD bytes), *FULL its dyn_size (when larger; else
- * 0); any other record whole, in the window.  1 with *REC (valid until
- * the next call), *OFF and *FULL set and *POS past the record and its
- * payload, 0 at the end, or a negative ERR_*.  Only the window and POS
- * change in R: what the read-ahead thread runs. */
-static int read_partial(perf_reader *r, uint64_t *pos, uint8_t *cut,
-			const uint8_t **rec, uint64_t *off, uint64_t *full,
+/* next_stored for partial stacks: a sample with more than r->partial
+ * bytes of stack copy comes cut to them (r->cut_full its dyn_size, when
+ * larger), any other record whole. */
+static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 			ehelf_err *err)
 {
 	const uint8_t *h;
-	*full = 0;
-	if (*pos >= r->data_end)
+	r->cut_full = 0;
+	if (r->pos >= r->data_end)
 		return 0;
-	if (r->data_end - *pos < 8)
-		return fmt_err(err, r, *pos, "data section ends inside "
+	if (r->data_end - r->pos < 8)
+		return fmt_err(err, r, r->pos, "data section ends inside "
 			       "a record header");
-	int rc = win_get(r, *pos, 8, &h, err);
+	int rc = win_get(r, r->pos, 8, &h, err);
 	if (rc < 0)
 		return rc;
 	uint32_t size = rd16(h + 6);
 	if (size < 8)
-		return fmt_err(err, r, *pos, "record size %" PRIu32
+		return fmt_err(err, r, r->pos, "record size %" PRIu32
 			       " smaller than its header", size);
-	if (size > r->data_end - *pos)
-		return fmt_err(err, r, *pos, "record of %" PRIu32
+	if (size > r->data_end - r->pos)
+		return fmt_err(err, r, r->pos, "record of %" PRIu32
 			       " bytes runs past the end of the data "
 			       "section at %" PRIu64, size, r->data_end);
 	uint64_t data, sz;
 	/* as much of its head as the window has, within reason */
-	size_t n = r->win_off + r->win_len - *pos;
+	size_t n = r->win_off + r->win_len - r->pos;
 	n = n < r->partial + HEAD_MIN ? r->partial + HEAD_MIN
 	    : n > r->partial + HEAD_GUESS ? r->partial + HEAD_GUESS : n;
 	n = size < n ? size : n;
 	if (rd32(h) == PERF_RECORD_SAMPLE && size > r->partial + 16 &&
-	    (rc = win_get(r, *pos, n, &h, err)) == 0 &&
+	    (rc = win_get(r, r->pos, n, &h, err)) == 0 &&
 	    stack_at(r, h, n, &data, &sz) && sz > r->partial &&
 	    size - data >= sz + 8) {
 		size_t keep = (size_t)data + r->partial;
-		if (keep > n && (rc = win_get(r, *pos, keep, &h, err)) < 0)
+		if (keep > n && (rc = win_get(r, r->pos, keep, &h, err)) < 0)
 			return rc;
+		/* built where enqueue would copy it: [offset][record][dyn] */
+		if (!qbuf_room(r, 8 + size + 8 + 8))
+			return nomem(err, r);
+		uint8_t *cut = r->qbuf + r->qlen + 8;
 		memcpy(cut, h, keep);
 		size_t rest = size - (size_t)(data + sz); /* dyn_size and after */
 		const uint8_t *t;
-		if ((rc = win_get(r, *pos + data + sz, rest, &t, err)) < 0)
+		if ((rc = win_get(r, r->pos + data + sz, rest, &t, err)) < 0)
 			return rc;
 		uint64_t dyn = rd64(t);
 		if (dyn > sz)
-			return fmt_err(err, r, *pos, "sample's STACK_USER "
+			return fmt_err(err, r, r->pos, "sample's STACK_USER "
 				       "dyn_size %" PRIu64 " larger than its "
 				       "size %" PRIu64, dyn, sz);
 		uint64_t kept = r->partial, dyn_kept = dyn < kept ? dyn : kept;
@@ -1213,199 +1207,23 @@ static int read_partial(perf_reader *r, uint64_t *pos, uint8_t *cut,
 		memcpy(cut + keep + 8, t + 8, rest - 8);
 		uint16_t cut_size = (uint16_t)(keep + rest);
 		memcpy(cut + 6, &cut_size, 2);
-		*full = dyn > kept ? dyn : 0;
+		r->cut_full = dyn > kept ? dyn : 0;
 		*rec = cut;
 	} else if (rc < 0) {
 		return rc;
-	} else if ((rc = win_get(r, *pos, size, rec, err)) < 0) {
+	} else if ((rc = win_get(r, r->pos, size, rec, err)) < 0) {
 		return rc;
 	}
-	*off = *pos;
-	*pos += size;
+	*off = r->pos;
+	r->pos += size;
 	int64_t pay = payload_size(r, *rec, size, *off, err);
 	if (pay < 0)
 		return (int)pay;
-	if ((uint64_t)pay > r->data_end - *pos)
+	if ((uint64_t)pay > r->data_end - r->pos)
 		return fmt_err(err, r, *off, "payload of %" PRId64
 			       " bytes runs past the end of the data "
 			       "section", pay);
-	*pos += (uint64_t)pay;
-	return 1;
-}
-
-/* ---- partial stacks read ahead ---------------------------------------------- */
-
-/* A thread reads the records (read_partial) into a ring of AHEAD_SLOTS
- * slots, the reader taking them in order: the pread calls, most of the
- * time of a run of ehelf-perf on a large recording, overlap the work on
- * the records before.  A slot holds the record until the next
- * next_partial, as next_stored promises. */
-enum { AHEAD_SLOTS = 32, AHEAD_SPIN = 256 };
-
-struct ahead_slot {
-	uint64_t off, next_pos, full;
-	int rc;                 /* read_partial's; the last slot when <= 0 */
-	uint8_t rec[MAX_RECORD] __attribute__((aligned(8)));
-};
-
-struct ahead {
-	perf_reader *r;
-	pthread_t thread;
-	struct ahead_slot *slot;
-	_Atomic uint64_t head, tail; /* slots filled; slots given back */
-	_Atomic bool stop;
-	_Atomic bool waiting[2]; /* the reader; the thread: asleep, or about to be */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	ehelf_err err;          /* of the last slot, when negative */
-	uint64_t taken;         /* the reader's: slots taken */
-	bool held, ended;       /* the reader holds slot taken - 1; it was the last */
-};
-
-/* Wait until READY(A) (or stop), spinning a little before sleeping, on
- * side SIDE (0: the reader, 1: the thread); the other side calls
- * ahead_wake after each change. */
-static void ahead_wait(struct ahead *a, int side, bool (*ready)(struct ahead *))
-{
-	for (int spin = 0; !ready(a) && !atomic_load(&a->stop); spin++) {
-		if (spin < AHEAD_SPIN) {
-			__builtin_ia32_pause();
-			continue;
-		}
-		pthread_mutex_lock(&a->mu);
-		atomic_store(&a->waiting[side], true);
-		while (!ready(a) && !atomic_load(&a->stop))
-			pthread_cond_wait(&a->cv, &a->mu);
-		atomic_store(&a->waiting[side], false);
-		pthread_mutex_unlock(&a->mu);
-	}
-}
-
-/* Wake side SIDE if it sleeps. */
-static void ahead_wake(struct ahead *a, int side)
-{
-	if (atomic_load(&a->waiting[side])) {
-		pthread_mutex_lock(&a->mu);
-		pthread_cond_broadcast(&a->cv);
-		pthread_mutex_unlock(&a->mu);
-	}
-}
-
-static bool ahead_room(struct ahead *a)
-{
-	return atomic_load(&a->head) - atomic_load(&a->tail) < AHEAD_SLOTS;
-}
-
-static bool ahead_filled(struct ahead *a)
-{
-	return atomic_load(&a->head) != a->taken;
-}
-
-static void *ahead_main(void *arg)
-{
-	struct ahead *a = arg;
-	perf_reader *r = a->r;
-	uint64_t pos = r->pos;
-	for (uint64_t h = 0;; h++) {
-		ahead_wait(a, 1, ahead_room);
-		if (atomic_load(&a->stop))
-			return NULL;
-		struct ahead_slot *sl = &a->slot[h % AHEAD_SLOTS];
-		const uint8_t *rec = NULL;
-		sl->rc = read_partial(r, &pos, sl->rec, &rec, &sl->off,
-				      &sl->full, &a->err);
-		if (sl->rc > 0 && rec != sl->rec)
-			memcpy(sl->rec, rec, rd16(rec + 6));
-		sl->next_pos = pos;
-		atomic_store(&a->head, h + 1);
-		ahead_wake(a, 0);
-		if (sl->rc <= 0)
-			return NULL;
-	}
-}
-
-static void ahead_stop(perf_reader *r)
-{
-	struct ahead *a = r->ahead;
-	if (!a)
-		return;
-	atomic_store(&a->stop, true);
-	pthread_mutex_lock(&a->mu);
-	pthread_cond_broadcast(&a->cv);
-	pthread_mutex_unlock(&a->mu);
-	pthread_join(a->thread, NULL);
-	pthread_mutex_destroy(&a->mu);
-	pthread_cond_destroy(&a->cv);
-	free(a->slot);
-	free(a);
-	r->ahead = NULL;
-}
-
-/* The thread, started; false when it could not be (then the reader reads
- * in place). */
-static bool ahead_start(perf_reader *r)
-{
-	struct ahead *a = calloc(1, sizeof *a);
-	if (!a)
-		return false;
-	a->r = r;
-	atomic_init(&a->head, 0);
-	atomic_init(&a->tail, 0);
-	atomic_init(&a->stop, false);
-	atomic_init(&a->waiting[0], false);
-	atomic_init(&a->waiting[1], false);
-	if (!(a->slot = aligned_alloc(64, AHEAD_SLOTS * sizeof *a->slot))) {
-		free(a);
-		return false;
-	}
-	pthread_mutex_init(&a->mu, NULL);
-	pthread_cond_init(&a->cv, NULL);
-	if (pthread_create(&a->thread, NULL, ahead_main, a) != 0) {
-		pthread_mutex_destroy(&a->mu);
-		pthread_cond_destroy(&a->cv);
-		free(a->slot);
-		free(a);
-		return false;
-	}
-	r->ahead = a;
-	return true;
-}
-
-/* next_stored for partial stacks (see read_partial; r->cut_full set). */
-static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
-			ehelf_err *err)
-{
-	if (r->want_ahead && !r->ahead && !r->ahead_tried) {
-		r->ahead_tried = true;
-		ahead_start(r);
-	}
-	struct ahead *a = r->ahead;
-	if (!a) {
-		/* built where enqueue would copy it: [offset][record][dyn] */
-		if (!qbuf_room(r, 8 + MAX_RECORD + 8))
-			return nomem(err, r);
-		return read_partial(r, &r->pos, r->qbuf + r->qlen + 8, rec, off,
-				    &r->cut_full, err);
-	}
-	if (a->held) {
-		a->held = false;
-		atomic_store(&a->tail, a->taken);
-		ahead_wake(a, 1);
-	}
-	ahead_wait(a, 0, ahead_filled);
-	const struct ahead_slot *sl = &a->slot[a->taken % AHEAD_SLOTS];
-	if (sl->rc <= 0) { /* the last slot, kept */
-		if (sl->rc < 0)
-			*err = a->err;
-		r->pos = sl->next_pos;
-		return sl->rc;
-	}
-	a->taken++;
-	a->held = true;
-	*rec = sl->rec;
-	*off = sl->off;
-	r->cut_full = sl->full;
-	r->pos = sl->next_pos;
+	r->pos += (uint64_t)pay;
 	return 1;
 }
 
@@ -1910,7 +1728,6 @@ void perf_reader_close(perf_reader *r)
 {
 	if (!r)
 		return;
-	ahead_stop(r);
 	if (r->map)
 		munmap((void *)r->map, r->map_size);
 	if (r->own_fd && r->fd >= 0)
@@ -2048,7 +1865,7 @@ fail:
 
 /* ---- partial stacks ------------------------------------------------------------ */
 
-int perf_reader_partial_stacks(perf_reader *r, size_t bytes, bool thread)
+int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 {
 	if (r->pipe || r->partial || r->started)
 		return 0;
@@ -2061,7 +1878,6 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes, bool thread)
 		return -1;
 	r->win_off = r->win_len = 0;
 	r->partial = bytes;
-	r->want_ahead = thread;
 	/* one pread per record, or nearly: spare each its update of the
 	 * access time (allowed to the file's owner) and the readahead
 	 * bookkeeping (the pages are read where the records are) */

@@ -171,14 +171,10 @@ size_t perf_reader_build_id(const perf_reader *r, uint32_t pid,
  * mapping (whose page faults map every page around each one touched),
  * and a sample whose copy has more than BYTES bytes (at least 64) comes
  * with its first BYTES only: sample.stack_size counts those, stack_full
- * the copy's (dyn_size), stack_file where it lies.  With THREAD, the
- * records are read ahead on a thread of its own (started with the first
- * perf_reader_next, joined by perf_reader_close; without one, read in
- * place), which then also owns the reader's file position: R's other
- * functions stay the reader's (one thread's).  Returns 1, 0 when it
+ * the copy's (dyn_size), stack_file where it lies.  Returns 1, 0 when it
  * does not apply (a pipe; called too late), or -1 out of memory (the
  * reader unchanged). */
-int perf_reader_partial_stacks(perf_reader *r, size_t bytes, bool thread);
+int perf_reader_partial_stacks(perf_reader *r, size_t bytes);
 
 /* The whole stack copy of sample EV, one perf_reader_partial_stacks cut
  * (sample.stack_full > sample.stack_size), into BUF (stack_full bytes,
