@@ -3,11 +3,11 @@
  * in perf script's number formats so that run-perf-data-tests.sh can
  * compare it with perf's own decoding line by line.
  *
- *   perf_data_dump [-e] [-p|-P BYTES] FILE|-   one line per sample:
+ *   perf_data_dump [-e] [-p BYTES] FILE|-   one line per sample:
  *       S TID SEC.NSEC IP CALLCHAIN_NR REGS_ABI STACK_SIZE STACK_HASH
  *     (the hash: FNV-1a of the stack copy's bytes); with -p the reader
- *     cuts stack copies to BYTES (perf_reader_partial_stacks), -P the
- *     same read ahead on a thread, and the lines are those of the whole
+ *     cuts stack copies to BYTES (perf_reader_partial_stacks), and the
+ *     lines are those of the whole
  *     copies (read with perf_reader_read_stack; the part given checked
  *     against them);
  *     with -e also one line per MMAP/MMAP2, COMM, FORK and EXIT:
@@ -118,14 +118,12 @@ int main(int argc, char **argv)
 		i++;
 	}
 	long partial = 0;
-	bool ahead = false;
-	if (i + 1 < argc && (!strcmp(argv[i], "-p") || !strcmp(argv[i], "-P"))) {
-		ahead = argv[i][1] == 'P';
+	if (i + 1 < argc && !strcmp(argv[i], "-p")) {
 		partial = atol(argv[i + 1]);
 		i += 2;
 	}
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: perf_data_dump [-e] [-p|-P BYTES] FILE|-\n"
+		fprintf(stderr, "usage: perf_data_dump [-e] [-p BYTES] FILE|-\n"
 			"       perf_data_dump -b FILE NAME...\n");
 		return 2;
 	}
@@ -136,7 +134,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perf_data_dump: %s\n", err.msg);
 		return 1;
 	}
-	if (partial > 0 && perf_reader_partial_stacks(r, (size_t)partial, ahead) < 0) {
+	if (partial > 0 && perf_reader_partial_stacks(r, (size_t)partial) < 0) {
 		fprintf(stderr, "perf_data_dump: out of memory\n");
 		return 1;
 	}
