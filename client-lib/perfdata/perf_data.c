@@ -1079,8 +1079,9 @@ short_record:
 }
 
 /* Partial stacks: the file's bytes [OFF, OFF + N) (inside the file) into
- * *P, valid until the next call, read with the READ_AHEAD bytes after
- * them when not in the window already.  0 or a negative ERR_*. */
+ * *P, valid until the next call; when not in the window already, read
+ * with r->partial + READ_AHEAD bytes after them (the next records, as
+ * much as a sample's head and part would take).  0 or a negative ERR_*. */
 static int win_get(perf_reader *r, uint64_t off, size_t n, const uint8_t **p,
 		   ehelf_err *err)
 {

@@ -169,7 +169,7 @@ size_t perf_reader_build_id(const perf_reader *r, uint32_t pid,
  * perf_reader_next on a file (not a pipe): the data section is then read
  * with pread, only the bytes it needs, instead of through the file's
  * mapping (whose page faults map every page around each one touched),
- * and a sample whose copy has more than BYTES bytes (at least 64) comes
+ * and a sample whose copy has more than BYTES bytes (64 to 32,768) comes
  * with its first BYTES only: sample.stack_size counts those, stack_full
  * the copy's (dyn_size), stack_file where it lies.  Returns 1, 0 when it
  * does not apply (a pipe; called too late), or -1 out of memory (the
