@@ -125,6 +125,8 @@ struct qent {
  * records after them (a perf record --call-graph dwarf sample's head:
  * 232 bytes in user mode) */
 #define HEAD_MIN 320
+/* queued copies left in place until this much of qbuf is used */
+#define QBUF_KEEP (64u << 10)
 #define HEAD_GUESS 1024
 #define READ_AHEAD 512
 
@@ -1460,9 +1462,10 @@ static void drop_delivered(perf_reader *r)
 		r->qlen = 0;
 		return;
 	}
-	/* the survivors stay where they are until the buffer is half full
-	 * (moving them each time cost a copy of every record) */
-	if (r->qlen <= r->qcap / 2)
+	/* the survivors stay where they are until QBUF_KEEP bytes are used
+	 * (moving them each time cost a copy of every record; a larger
+	 * part of the buffer, a page fault for each of its pages) */
+	if (r->qlen <= QBUF_KEEP)
 		return;
 	/* qbuf2 was sized like qbuf when qbuf last grew: the survivors fit */
 	size_t len = 0;
