@@ -136,8 +136,8 @@ $(PERF_LIB): $(PERF_SRC:%.c=$(B)/obj/%.o)
 # library of its own for the tests)
 PERFTOOL_SRC := $(wildcard client-lib/ehelf_perf/*.c)
 PERFTOOL_LIB := $(B)/lib/libehelf-perftool.a
-# its users link libdebuginfod too: files missing here (debuginfod_file.c)
-PERF_LIB_DEPS += $(shell pkg-config --libs libdebuginfod 2>/dev/null || echo -ldebuginfod)
+# libdebuginfod (files missing here, debuginfod_file.c) is loaded with
+# dlopen when $DEBUGINFOD_URLS asks for it
 $(PERFTOOL_LIB): $(PERFTOOL_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^

@@ -30,5 +30,6 @@ echo
 "$here/cold-bench.sh" "$build"
 echo
 "$here/perf-bench.sh" "$build"
+"$here/perf-bench-large.sh" "$build"
 echo
 "$here/server-bench.sh" "$build"

@@ -29,6 +29,10 @@
 #include "ehelf_perf/stdin_spool.h"
 #include "resolve.h"
 
+/* Bytes of each sample's stack copy read before unwinding it: the rest,
+ * when the frames reach it, is read then (perf_reader_partial_stacks). */
+#define PARTIAL_STACK 2048
+
 static void usage(FILE *out)
 {
 	fputs("Usage: ehelf-perf script [-i FILE] [--folded] [--no-progress]\n"
@@ -164,6 +168,13 @@ static int run(const char *input, bool folded, bool show_progress, bool fetch)
 	perf_reader *r = perf_reader_open(input, &err);
 	if (!r) {
 		fprintf(stderr, "ehelf-perf: %s\n", err.msg);
+		return 1;
+	}
+	/* only the part of each stack copy that the frames span, mostly
+	 * (docs/perf.md, "Performance") */
+	if (perf_reader_partial_stacks(r, PARTIAL_STACK) < 0) {
+		fprintf(stderr, "ehelf-perf: out of memory\n");
+		perf_reader_close(r);
 		return 1;
 	}
 	dso_table *dsos = dso_table_new();

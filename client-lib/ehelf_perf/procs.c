@@ -63,6 +63,7 @@ static void group_join(proc *pr, struct space_group *g)
 struct procs {
 	dso_table *dsos;
 	u64_map pids, tids;     /* pid -> proc, tid -> thread */
+	uint64_t maps_ids;      /* the last proc.maps_id given */
 };
 
 procs *procs_new(dso_table *dsos)
@@ -108,6 +109,7 @@ proc *procs_proc(procs *p, uint32_t pid)
 		return NULL;
 	}
 	pr->pid = pid;
+	pr->maps_id = ++p->maps_ids;
 	return pr;
 }
 
@@ -144,7 +146,7 @@ int procs_comm(procs *p, uint32_t pid, uint32_t tid, const char *comm)
 }
 
 /* Copy FROM's mappings into TO (a process just forked). */
-static int copy_maps(proc *to, proc *from)
+static int copy_maps(procs *p, proc *to, proc *from)
 {
 	/* TO is a new process, alive even if an older one of its pid exited:
 	 * the old one's mappings and space go first, so that a failure below
@@ -152,6 +154,7 @@ static int copy_maps(proc *to, proc *from)
 	group_leave(to);
 	to->gone = false;
 	to->gen++;
+	to->maps_id = ++p->maps_ids;
 	free(to->maps);
 	to->maps = NULL;
 	to->n = to->cap = 0;
@@ -200,7 +203,7 @@ int procs_fork(procs *p, uint32_t pid, uint32_t tid, uint32_t ppid,
 		proc *child = procs_proc(p, pid), *par = procs_proc(p, ppid);
 		if (!child || !par)
 			return ERR_NOMEM;
-		return copy_maps(child, par);
+		return copy_maps(p, child, par);
 	}
 	return 0;
 }
@@ -297,6 +300,7 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 	pr->maps = v;
 	pr->n = out;
 	pr->cap = pr->n + 2;
+	pr->maps_id = ++p->maps_ids;
 	/* The address space holds the executable mappings only: data and
 	 * anonymous mappings (malloc's arenas, thread stacks) leave it, and
 	 * the processes sharing it, as they are.  Otherwise the mappings

@@ -44,6 +44,10 @@ typedef struct proc {
 	size_t n, cap;
 	unsigned gen;          /* changes whenever the executable mappings
 				* (what the address space holds) change */
+	uint64_t maps_id;      /* of its mappings as they are now: another,
+				* never used before by any process, as any
+				* of them changes (a key for what is
+				* derived from them) */
 	struct space_group *group; /* the space shared with processes of the
 				    * same mappings; NULL until needed */
 	bool gone;             /* its main thread exited (EXIT) */

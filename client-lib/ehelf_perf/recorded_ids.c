@@ -129,6 +129,9 @@ int recorded_ids(const char *input, id_list *out, ehelf_err *err)
 	perf_reader *r = perf_reader_open(input, err);
 	if (!r)
 		return err->code;
+	/* no stack copy is needed here: as little of them read as can be
+	 * (when out of memory, the whole file is read as before) */
+	(void)perf_reader_partial_stacks(r, 64);
 	struct ids s = { .list = out };
 	struct pending p = { 0 };
 	perf_event ev;

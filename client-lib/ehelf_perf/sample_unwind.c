@@ -26,9 +26,8 @@ int sample_regs(const perf_event *ev, ehelf_regs *out)
 		return -1;
 	uint64_t mask = ev->sample.regs_mask;
 	int k = 0;
-	for (int bit = 0; bit < 64; bit++) {
-		if (!((mask >> bit) & 1))
-			continue;
+	for (uint64_t left = mask; left; left &= left - 1) {
+		int bit = __builtin_ctzll(left);
 		uint64_t v = ev->sample.regs[k++];
 		if (bit < PERF_REG_X86_64_MAX && dwarf_of[bit] >= 0) {
 			out->r[dwarf_of[bit]] = v;
@@ -41,10 +40,15 @@ int sample_regs(const perf_event *ev, ehelf_regs *out)
 
 int sample_read(void *arg, uint64_t addr, uint64_t *value)
 {
-	const sample_mem *m = arg;
+	sample_mem *m = arg;
 	if (addr >= m->sp && m->size >= 8 && addr - m->sp <= m->size - 8) {
 		memcpy(value, m->stack + (addr - m->sp), 8);
 		return 0;
+	}
+	if (m->full > m->size && addr >= m->sp && addr - m->sp < m->full &&
+	    addr - m->sp + 8 > m->size) {
+		m->cut_read = true;
+		return -1;
 	}
 	const pmap *map = m->pr ? proc_find(m->pr, addr) : NULL;
 	if (!map || !map->d || !map->has_bias)
@@ -52,9 +56,10 @@ int sample_read(void *arg, uint64_t addr, uint64_t *value)
 	return dso_read(map->d, addr - map->bias, value) == 0 ? 0 : -1;
 }
 
-int sample_unwind(proc *pr, const perf_event *ev, ehelf_frame *frames,
-		  int max)
+int sample_unwind(proc *pr, const perf_reader *r, const perf_event *ev,
+		  ehelf_frame *frames, int max)
 {
+	static uint8_t whole[65536];
 	ehelf_regs regs;
 	/* as perf: no stack copy, no user frames (the kernel could not read
 	 * the user stack: a sample inside execve, whose user registers are
@@ -65,14 +70,33 @@ int sample_unwind(proc *pr, const perf_event *ev, ehelf_frame *frames,
 	if (!s)
 		return 0;
 	/* outside the stack copy, memory comes from the files (sample_read
-	 * finds nothing else there); inside, ehelf loads it directly.  The
-	 * copy is in the file's mapping, read for the first time: cold. */
-	sample_mem files = { .pr = pr };
-	int n = ehelf_unwind_snapshot(s, &regs, ev->sample.stack,
-				      regs.r[EHELF_RSP],
-				      ev->sample.stack ? ev->sample.stack_size : 0,
-				      sample_read, &files, frames, max,
-				      EHELF_UNWIND_FRAME_POINTER |
-				      EHELF_UNWIND_COLD_SNAPSHOT);
+	 * finds nothing else there, but notes reads in the part of a cut
+	 * copy that was left out); inside, ehelf loads it directly.  A
+	 * copy in the file's mapping is read for the first time: cold; a
+	 * cut one was just copied out of the file. */
+	const uint8_t *stack = ev->sample.stack;
+	uint64_t size = stack ? ev->sample.stack_size : 0;
+	bool cut = ev->sample.stack_full > size;
+	sample_mem files = { .stack = stack, .sp = regs.r[EHELF_RSP],
+			     .size = size, .full = cut ? ev->sample.stack_full : 0,
+			     .pr = pr };
+	unsigned flags = EHELF_UNWIND_FRAME_POINTER |
+			 (cut ? 0 : EHELF_UNWIND_COLD_SNAPSHOT);
+	int n = ehelf_unwind_snapshot(s, &regs, stack, files.sp, size,
+				      sample_read, &files, frames, max, flags);
+	if (files.cut_read) {
+		/* the frames went beyond the part given: again, whole (the
+		 * same unwinding otherwise: every read it made was in that
+		 * part or outside the copy) */
+		ehelf_err err;
+		if (!r || ev->sample.stack_full > sizeof whole ||
+		    perf_reader_read_stack(r, ev, whole, &err) < 0)
+			return 0;
+		files = (sample_mem){ .pr = pr };
+		n = ehelf_unwind_snapshot(s, &regs, whole, regs.r[EHELF_RSP],
+					  ev->sample.stack_full, sample_read,
+					  &files, frames, max,
+					  EHELF_UNWIND_FRAME_POINTER);
+	}
 	return n > 0 ? n : 0;
 }

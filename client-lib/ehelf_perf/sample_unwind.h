@@ -21,16 +21,24 @@ int sample_regs(const perf_event *ev, ehelf_regs *out);
 typedef struct sample_mem {
 	const uint8_t *stack;  /* the copy, starting at the sample's sp */
 	uint64_t sp, size;
+	uint64_t full;         /* a cut copy (perf_reader_partial_stacks):
+				* its whole size, else 0 */
+	bool cut_read;         /* a read fell in the part cut off (then it
+				* failed: the unwinding must be done again
+				* with the whole copy) */
 	const proc *pr;
 } sample_mem;
 
 /* ehelf_read_fn over a sample_mem. */
 int sample_read(void *arg, uint64_t addr, uint64_t *value);
 
-/* Unwind EV (a sample of process PR) into FRAMES (at most MAX).  Returns
+/* Unwind EV (a sample of process PR) into FRAMES (at most MAX).  A cut
+ * stack copy is read whole from R when the unwinding reaches beyond the
+ * part given (R may be NULL for a sample with its whole copy).  Returns
  * the number of frames (0 when the sample has no user registers or no
- * stack copy, as perf shows none then). */
-int sample_unwind(proc *pr, const perf_event *ev, ehelf_frame *frames,
-		  int max);
+ * stack copy, as perf shows none then, or its whole copy could not be
+ * read). */
+int sample_unwind(proc *pr, const perf_reader *r, const perf_event *ev,
+		  ehelf_frame *frames, int max);
 
 #endif

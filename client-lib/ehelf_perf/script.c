@@ -10,6 +10,25 @@
 
 enum { MAX_FRAMES = 512, FOLD_BUCKETS_MIN = 1024 };
 
+/* ---- frame lines ------------------------------------------------------------- */
+
+/* The lines of frames printed before ("\tIP SYM+0xOFF (DSO)\n"), by pc and
+ * the mappings it was named with (proc.maps_id; the kernel's: 0): the
+ * same pcs come back sample after sample, and a line found here costs a
+ * copy instead of a mapping search, a symbol lookup and its formatting.
+ * Direct-mapped; a line too long for a slot is not kept. */
+enum { LINE_SLOTS = 4096, LINE_TEXT = 172 };
+
+typedef struct line_slot {
+	uint64_t maps_id, ip;   /* maps_id 0 and ip 0: empty */
+	uint32_t len;
+	char text[LINE_TEXT];
+} line_slot;
+
+struct line_cache {
+	line_slot slot[LINE_SLOTS];
+};
+
 /* ---- folded stacks ---------------------------------------------------------- */
 
 typedef struct fold_entry {
@@ -79,6 +98,9 @@ int script_init(script_ctx *c, const perf_reader *r, procs *p, outbuf *out,
 	c->folded = folded;
 	if (folded && !(c->stacks = calloc(1, sizeof *c->stacks)))
 		return ERR_NOMEM;
+	/* without it, lines are made afresh */
+	if (!folded)
+		c->lines = calloc(1, sizeof *c->lines);
 	return 0;
 }
 
@@ -91,6 +113,7 @@ void script_fini(script_ctx *c)
 		free(c->stacks);
 	}
 	sym_memo_free(&c->kallsyms_memo);
+	free(c->lines);
 	symtab_free(c->kallsyms);
 }
 
@@ -127,8 +150,17 @@ static script_frame user_frame(const proc *pr, uint64_t ip)
 	return f;
 }
 
-int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
-		  int max)
+/* A frame before it is named: a kernel address, or a user pc of process
+ * PR (NULL: the marker of a stack cut off by the end of its copy). */
+typedef struct raw_frame {
+	uint64_t ip;
+	const proc *pr;
+	bool kernel;
+} raw_frame;
+
+/* The frames of EV into F (at most MAX), unnamed: see script_frames. */
+static int raw_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
+		      int max)
 {
 	int n = 0;
 	uint32_t pid = ev->pid;
@@ -143,7 +175,7 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 			continue;
 		}
 		if (context == (uint64_t)PERF_CONTEXT_KERNEL)
-			f[n++] = kernel_frame(c, ip);
+			f[n++] = (raw_frame){ .ip = ip, .kernel = true };
 		else if (context == (uint64_t)PERF_CONTEXT_USER)
 			user_in_chain = true;
 	}
@@ -152,7 +184,7 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 	/* user frames: unwound from the registers and stack copy, or else
 	 * the callchain's user context (frame-pointer callchains) */
 	ehelf_frame uf[MAX_FRAMES];
-	int nu = pr ? sample_unwind(pr, ev, uf, MAX_FRAMES) : 0;
+	int nu = pr ? sample_unwind(pr, c->reader, ev, uf, MAX_FRAMES) : 0;
 	if (nu > 0) {
 		c->unwound_samples++;
 		/* as perf: a caller's frame is shown (and named) at its return
@@ -165,13 +197,13 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 			uint64_t ip = uf[i].pc - (i > 0 &&
 				!(uf[i].flags & EHELF_FRAME_SIGNAL));
 			if (ip != 0)
-				f[n++] = user_frame(pr, ip);
+				f[n++] = (raw_frame){ .ip = ip, .pr = pr };
 		}
 		/* a stack cut off by the end of the sample's copy: perf shows
 		 * one more frame there, the return address it could not read,
 		 * as 0 - 1; so does ehelf-perf, for tools that expect it */
 		if ((uf[nu - 1].flags & EHELF_FRAME_TRUNCATED) && n < max)
-			f[n++] = user_frame(NULL, (uint64_t)-1);
+			f[n++] = (raw_frame){ .ip = (uint64_t)-1 };
 	} else if (user_in_chain) {
 		context = 0;
 		for (uint64_t i = 0; i < ev->sample.nr && n < max; i++) {
@@ -179,11 +211,64 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
 				context = ip;
 			else if (context == (uint64_t)PERF_CONTEXT_USER)
-				f[n++] = user_frame(pr, ip);
+				f[n++] = (raw_frame){ .ip = ip, .pr = pr };
 		}
 	}
 	c->user_frames += (uint64_t)(n - nk);
 	return n;
+}
+
+static script_frame name_frame(script_ctx *c, const raw_frame *r)
+{
+	return r->kernel ? kernel_frame(c, r->ip) : user_frame(r->pr, r->ip);
+}
+
+int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
+		  int max)
+{
+	static raw_frame rf[MAX_FRAMES * 2];
+	int n = raw_frames(c, ev, rf, max < MAX_FRAMES * 2 ? max : MAX_FRAMES * 2);
+	for (int i = 0; i < n; i++)
+		f[i] = name_frame(c, &rf[i]);
+	return n;
+}
+
+static void print_frame(outbuf *o, const script_frame *f);
+
+static void print_frame_line(script_ctx *c, const raw_frame *r)
+{
+	outbuf *o = c->out;
+	if (!r->kernel && !r->pr) { /* the cut-off marker */
+		script_frame f = user_frame(NULL, r->ip);
+		ob_char(o, '\t');
+		print_frame(o, &f);
+		ob_char(o, '\n');
+		return;
+	}
+	uint64_t id = r->kernel ? 0 : r->pr->maps_id;
+	line_slot *s = NULL;
+	if (c->lines) {
+		uint64_t h = (r->ip ^ (id * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+		s = &c->lines->slot[h >> 52];
+		if (s->ip == r->ip && s->maps_id == id && s->len) {
+			ob_mem(o, s->text, s->len);
+			return;
+		}
+	}
+	script_frame f = name_frame(c, r);
+	if (o->n + 4096 > sizeof o->buf)
+		ob_flush(o);
+	size_t start = o->n;
+	ob_char(o, '\t');
+	print_frame(o, &f);
+	ob_char(o, '\n');
+	size_t len = o->n - start;
+	if (s && o->n > start && len <= LINE_TEXT) {
+		memcpy(s->text, o->buf + start, len);
+		s->len = (uint32_t)len;
+		s->ip = r->ip;
+		s->maps_id = id;
+	}
 }
 
 /* ---- output ---------------------------------------------------------------------- */
@@ -245,16 +330,13 @@ static void print_frame(outbuf *o, const script_frame *f)
 }
 
 static void print_sample(script_ctx *c, const perf_event *ev,
-			 const script_frame *f, int n)
+			 const raw_frame *f, int n)
 {
 	outbuf *o = c->out;
 	print_header(c, ev, false);
 	ob_char(o, '\n');
-	for (int i = 0; i < n; i++) {
-		ob_char(o, '\t');
-		print_frame(o, &f[i]);
-		ob_char(o, '\n');
-	}
+	for (int i = 0; i < n; i++)
+		print_frame_line(c, &f[i]);
 	ob_char(o, '\n');
 }
 
@@ -356,10 +438,10 @@ int script_sample(script_ctx *c, const perf_event *ev)
 		ob_char(c->out, '\n');
 		return 0;
 	}
-	int n = script_frames(c, ev, f, MAX_FRAMES * 2);
 	if (c->folded)
-		return fold_sample(c, ev, f, n);
-	print_sample(c, ev, f, n);
+		return fold_sample(c, ev, f, script_frames(c, ev, f, MAX_FRAMES * 2));
+	static raw_frame rf[MAX_FRAMES * 2];
+	print_sample(c, ev, rf, raw_frames(c, ev, rf, MAX_FRAMES * 2));
 	return 0;
 }
 

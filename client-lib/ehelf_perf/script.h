@@ -29,6 +29,7 @@ typedef struct script_frame {
 } script_frame;
 
 typedef struct folded_table folded_table;
+typedef struct line_cache line_cache;
 
 typedef struct script_ctx {
 	const perf_reader *reader; /* for the kernel's build-ID */
@@ -44,6 +45,7 @@ typedef struct script_ctx {
 				 * met by then, as perf) */
 	sym_memo kallsyms_memo;
 	bool kallsyms_tried;
+	line_cache *lines;      /* frame lines already printed (script.c) */
 	/* statistics */
 	uint64_t samples, kernel_frames, user_frames, unwound_samples;
 } script_ctx;

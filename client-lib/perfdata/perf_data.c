@@ -116,6 +116,19 @@ struct qent {
 	uint64_t pos;
 };
 #define QPOS_BUF (1ull << 63)
+/* a sample whose stack copy was cut (partial stacks): its qbuf record is
+ * followed by a u64, the copy's dyn_size */
+#define QPOS_CUT (1ull << 62)
+/* partial stacks: bytes of a sample's head (before its stack copy)
+ * expected, at least and at most (more is read when needed), and bytes
+ * read ahead, beyond those asked for and the stack copy's part: the
+ * records after them (a perf record --call-graph dwarf sample's head:
+ * 232 bytes in user mode) */
+#define HEAD_MIN 320
+/* queued copies left in place until this much of qbuf is used */
+#define QBUF_KEEP (64u << 10)
+#define HEAD_GUESS 1024
+#define READ_AHEAD 512
 
 struct build_id_ent {
 	uint32_t pid;
@@ -142,6 +155,20 @@ struct perf_reader {
 	const uint8_t *map;
 	size_t map_size;
 	uint64_t pos, data_end; /* next record to read; end of data section */
+	/* partial stacks (perf_reader_partial_stacks): the data section is
+	 * read with pread, win[] holding the file's [win_off, + win_len),
+	 * and a sample with more stack than PARTIAL is given as a record
+	 * whose copy is cut to PARTIAL bytes (built in qbuf, where enqueue
+	 * puts it) */
+	size_t partial;         /* 0: the data section read through map */
+	uint8_t *win;
+	uint64_t win_off;
+	size_t win_len;
+	uint64_t cut_full;      /* the last record next_raw gave was cut:
+				 * its dyn_size; else 0 */
+	uint64_t imm_full;      /* the same for imm */
+	uint64_t stack_at;      /* of the last sample decoded: its copy's
+				 * offset in the record */
 
 	/* pipe mode: the input buffer holds in[head, tail), at stream offset
 	 * in_off for in[head] */
@@ -169,6 +196,7 @@ struct perf_reader {
 	const uint8_t *imm;     /* a record to deliver in place, or NULL */
 	uint64_t imm_off;
 	bool finished;          /* all read; only the out list is left */
+	bool started;           /* perf_reader_next was called */
 	bool failed;
 
 	/* attributes, their ids (open addressing: slot value attr index + 1) */
@@ -624,12 +652,41 @@ static int64_t payload_size(perf_reader *r, const uint8_t *rec, uint32_t size,
 	return 0;
 }
 
+static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
+			ehelf_err *err);
+
+/* Room for N more bytes in qbuf (and as much in qbuf2); false if out of
+ * memory. */
+static bool qbuf_room(perf_reader *r, size_t n)
+{
+	if (r->qcap - r->qlen >= n)
+		return true;
+	size_t cap = r->qcap ? r->qcap : 1u << 20;
+	while (cap - r->qlen < n)
+		cap *= 2;
+	uint8_t *p = realloc(r->qbuf, cap);
+	if (!p)
+		return false;
+	r->qbuf = p;
+	r->qcap = cap;
+	if (r->qcap2 < cap) {
+		free(r->qbuf2);
+		r->qbuf2 = malloc(cap);
+		r->qcap2 = r->qbuf2 ? cap : 0;
+		if (!r->qbuf2)
+			return false;
+	}
+	return true;
+}
+
 /* The next record stored in the file or stream: 1 with *REC (valid until
  * the next call) and *OFF set, 0 at the end, or a negative ERR_*. */
 static int next_stored(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		       ehelf_err *err)
 {
 	uint32_t size;
+	if (!r->pipe && r->partial)
+		return next_partial(r, rec, off, err);
 	if (!r->pipe) {
 		if (r->pos >= r->data_end)
 			return 0;
@@ -704,6 +761,7 @@ static int next_raw(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		    ehelf_err *err)
 {
 	r->rec_decomp = false;
+	r->cut_full = 0;
 	if (r->dc) {
 		int rc;
 		const uint8_t *d = decomp_next(r->dc, &rc, err);
@@ -1010,6 +1068,8 @@ static int decode_sample(perf_reader *r, const uint8_t *rec, uint32_t size,
 					       "its size %" PRIu64, dyn, sz);
 			ev->sample.stack = dyn ? data : NULL;
 			ev->sample.stack_size = dyn;
+			ev->sample.stack_full = dyn;
+			r->stack_at = (uint64_t)(data - rec);
 		}
 	}
 	return 0;
@@ -1018,6 +1078,156 @@ static int decode_sample(perf_reader *r, const uint8_t *rec, uint32_t size,
 short_record:
 	return fmt_err(err, r, off, "sample of %" PRIu32 " bytes ends inside "
 		       "its %s field", size, field);
+}
+
+/* Partial stacks: the file's bytes [OFF, OFF + N) (inside the file) into
+ * *P, valid until the next call; when not in the window already, read
+ * with r->partial + READ_AHEAD bytes after them (the next records, as
+ * much as a sample's head and part would take).  0 or a negative ERR_*. */
+static int win_get(perf_reader *r, uint64_t off, size_t n, const uint8_t **p,
+		   ehelf_err *err)
+{
+	if (off >= r->win_off && off + n <= r->win_off + r->win_len) {
+		*p = r->win + (off - r->win_off);
+		return 0;
+	}
+	size_t want = n + r->partial + READ_AHEAD;
+	if (want > r->map_size - off)
+		want = (size_t)(r->map_size - off);
+	size_t got = 0;
+	while (got < want) {
+		ssize_t k = pread(r->fd, r->win + got, want - got,
+				  (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return err_set(err, ERR_IO, "%s: read: %s", r->name,
+				       strerror(errno));
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	r->win_off = off;
+	r->win_len = got;
+	if (got < n)
+		return fmt_err(err, r, off, "file shrank under the reader");
+	*p = r->win;
+	return 0;
+}
+
+/* Where the stack copy of sample HEAD (whose first N bytes are there, of a
+ * record of SIZE bytes) lies: 1 with *DATA (its offset in the record) and
+ * *SZ (its size field) set, 0 when it has none or its fields do not fit in
+ * N bytes (then decode_sample judges the whole record). */
+static int stack_at(const perf_reader *r, const uint8_t *head, size_t n,
+		    uint64_t *data, uint64_t *sz)
+{
+	const struct rattr *a;
+	ehelf_err e;
+	if (sample_attr(r, head, (uint32_t)n, 0, &a, &e) < 0)
+		return 0;
+	uint64_t st = a->info.sample_type, nr;
+	if (!(st & PERF_SAMPLE_STACK_USER) ||
+	    (st & (PERF_SAMPLE_READ | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)))
+		return 0;  /* fields of their own sizes: the whole record */
+	struct cur c = { head + 8, head + n };
+	if (!cur_skip(&c, 8 * (uint64_t)__builtin_popcountll(st &
+			(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD))))
+		return 0;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (!cur_u64(&c, &nr) || nr > (uint64_t)(c.end - c.p) / 8)
+			return 0;
+		c.p += nr * 8;
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		uint64_t abi;
+		if (!cur_u64(&c, &abi) || (abi && !cur_skip(&c, 8 * (uint64_t)a->nregs)))
+			return 0;
+	}
+	if (!cur_u64(&c, sz) || *sz == 0)
+		return 0;
+	*data = (uint64_t)(c.p - head);
+	return 1;
+}
+
+/* next_stored for partial stacks: a sample with more than r->partial
+ * bytes of stack copy comes cut to them (r->cut_full its dyn_size, when
+ * larger), any other record whole. */
+static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
+			ehelf_err *err)
+{
+	const uint8_t *h;
+	r->cut_full = 0;
+	if (r->pos >= r->data_end)
+		return 0;
+	if (r->data_end - r->pos < 8)
+		return fmt_err(err, r, r->pos, "data section ends inside "
+			       "a record header");
+	int rc = win_get(r, r->pos, 8, &h, err);
+	if (rc < 0)
+		return rc;
+	uint32_t size = rd16(h + 6);
+	if (size < 8)
+		return fmt_err(err, r, r->pos, "record size %" PRIu32
+			       " smaller than its header", size);
+	if (size > r->data_end - r->pos)
+		return fmt_err(err, r, r->pos, "record of %" PRIu32
+			       " bytes runs past the end of the data "
+			       "section at %" PRIu64, size, r->data_end);
+	uint64_t data, sz;
+	/* as much of its head as the window has, within reason */
+	size_t n = r->win_off + r->win_len - r->pos;
+	n = n < r->partial + HEAD_MIN ? r->partial + HEAD_MIN
+	    : n > r->partial + HEAD_GUESS ? r->partial + HEAD_GUESS : n;
+	n = size < n ? size : n;
+	if (rd32(h) == PERF_RECORD_SAMPLE && size > r->partial + 16 &&
+	    (rc = win_get(r, r->pos, n, &h, err)) == 0 &&
+	    stack_at(r, h, n, &data, &sz) && sz > r->partial &&
+	    size - data >= sz + 8) {
+		size_t keep = (size_t)data + r->partial;
+		if (keep > n && (rc = win_get(r, r->pos, keep, &h, err)) < 0)
+			return rc;
+		/* built where enqueue would copy it: [offset][record][dyn] */
+		if (!qbuf_room(r, 8 + size + 8 + 8))
+			return nomem(err, r);
+		uint8_t *cut = r->qbuf + r->qlen + 8;
+		memcpy(cut, h, keep);
+		size_t rest = size - (size_t)(data + sz); /* dyn_size and after */
+		const uint8_t *t;
+		if ((rc = win_get(r, r->pos + data + sz, rest, &t, err)) < 0)
+			return rc;
+		uint64_t dyn = rd64(t);
+		if (dyn > sz)
+			return fmt_err(err, r, r->pos, "sample's STACK_USER "
+				       "dyn_size %" PRIu64 " larger than its "
+				       "size %" PRIu64, dyn, sz);
+		uint64_t kept = r->partial, dyn_kept = dyn < kept ? dyn : kept;
+		memcpy(cut + data - 8, &kept, 8);
+		memcpy(cut + keep, &dyn_kept, 8);
+		memcpy(cut + keep + 8, t + 8, rest - 8);
+		uint16_t cut_size = (uint16_t)(keep + rest);
+		memcpy(cut + 6, &cut_size, 2);
+		r->cut_full = dyn > kept ? dyn : 0;
+		*rec = cut;
+	} else if (rc < 0) {
+		return rc;
+	} else if ((rc = win_get(r, r->pos, size, rec, err)) < 0) {
+		return rc;
+	}
+	*off = r->pos;
+	r->pos += size;
+	int64_t pay = payload_size(r, *rec, size, *off, err);
+	if (pay < 0)
+		return (int)pay;
+	if ((uint64_t)pay > r->data_end - r->pos)
+		return fmt_err(err, r, *off, "payload of %" PRId64
+			       " bytes runs past the end of the data "
+			       "section", pay);
+	r->pos += (uint64_t)pay;
+	return 1;
 }
 
 /* A NUL-terminated string at P[0, N), or NULL. */
@@ -1245,15 +1455,28 @@ static void drop_delivered(perf_reader *r)
 	r->out_pos = r->out_n = 0;
 	if (!r->qlen)
 		return;
+	bool in_qbuf = false;
+	for (size_t i = 0; i < left && !in_qbuf; i++)
+		in_qbuf = r->pipe || (r->q[i].pos & QPOS_BUF);
+	if (!in_qbuf) {
+		r->qlen = 0;
+		return;
+	}
+	/* the survivors stay where they are until QBUF_KEEP bytes are used
+	 * (moving them each time cost a copy of every record; a larger
+	 * part of the buffer, a page fault for each of its pages) */
+	if (r->qlen <= QBUF_KEEP)
+		return;
 	/* qbuf2 was sized like qbuf when qbuf last grew: the survivors fit */
 	size_t len = 0;
 	for (size_t i = 0; i < left; i++) {
 		if (!r->pipe && !(r->q[i].pos & QPOS_BUF))
 			continue; /* in the map */
-		const uint8_t *p = r->qbuf + (r->q[i].pos & ~QPOS_BUF);
-		size_t n = 8 + ((rd16(p + 8 + 6) + 7u) & ~7u);
+		uint64_t cut = r->q[i].pos & QPOS_CUT;
+		const uint8_t *p = r->qbuf + (r->q[i].pos & ~(QPOS_BUF | QPOS_CUT));
+		size_t n = 8 + ((rd16(p + 8 + 6) + 7u) & ~7u) + (cut ? 8 : 0);
 		memcpy(r->qbuf2 + len, p, n);
-		r->q[i].pos = len | (r->pipe ? 0 : QPOS_BUF);
+		r->q[i].pos = len | (r->pipe ? 0 : QPOS_BUF) | cut;
 		len += n;
 	}
 	uint8_t *t = r->qbuf;
@@ -1274,31 +1497,22 @@ static int enqueue(perf_reader *r, const uint8_t *rec, uint64_t off,
 	if (r->qn == 0 || t >= r->max_time)
 		r->max_time = t;
 	uint64_t pos = off;
-	if (r->pipe || r->rec_decomp) { /* a copy: REC does not stay */
+	if (r->pipe || r->rec_decomp || r->partial) { /* a copy: REC does not stay */
 		uint32_t size = rd16(rec + 6);
-		size_t n = 8 + ((size + 7u) & ~7u);
-		if (r->qcap - r->qlen < n) {
-			size_t cap = r->qcap ? r->qcap : 1u << 20;
-			while (cap - r->qlen < n)
-				cap *= 2;
-			uint8_t *p = realloc(r->qbuf, cap);
-			if (!p)
-				return nomem(err, r);
-			r->qbuf = p;
-			r->qcap = cap;
-			if (r->qcap2 < cap) {
-				free(r->qbuf2);
-				r->qbuf2 = malloc(cap);
-				r->qcap2 = r->qbuf2 ? cap : 0;
-				if (!r->qbuf2)
-					return nomem(err, r);
-			}
-		}
+		size_t n = 8 + ((size + 7u) & ~7u) + (r->cut_full ? 8 : 0);
+		/* a record next_partial built in place stays there */
+		bool in_place = rec == r->qbuf + r->qlen + 8;
+		if (!qbuf_room(r, n))
+			return nomem(err, r);
 		uint8_t *d = r->qbuf + r->qlen;
 		memcpy(d, &off, 8);
-		memcpy(d + 8, rec, size);
+		if (!in_place)
+			memcpy(d + 8, rec, size);
 		memset(d + 8 + size, 0, n - 8 - size);
-		pos = r->qlen | (r->pipe ? 0 : QPOS_BUF);
+		if (r->cut_full)
+			memcpy(d + n - 8, &r->cut_full, 8);
+		pos = r->qlen | (r->pipe ? 0 : QPOS_BUF) |
+		      (r->cut_full ? QPOS_CUT : 0);
 		r->qlen += n;
 	}
 	r->q[r->qn].time = t;
@@ -1331,6 +1545,7 @@ static int read_more(perf_reader *r, ehelf_err *err)
 		if (type == REC_FINISHED_ROUND) {
 			r->imm = rec;
 			r->imm_off = off;
+			r->imm_full = 0;
 			if (r->qn == 0)
 				return 0;
 			rc = release(r, r->next_flush, err);
@@ -1343,6 +1558,7 @@ static int read_more(perf_reader *r, ehelf_err *err)
 		if (rc == 0) {
 			r->imm = rec;
 			r->imm_off = off;
+			r->imm_full = r->cut_full;
 			return 0;
 		}
 		rc = enqueue(r, rec, off, t, err);
@@ -1356,15 +1572,18 @@ int perf_reader_next(perf_reader *r, perf_event *ev, ehelf_err *err)
 	if (r->failed)
 		return err_set(err, ERR_ARG, "%s: reader used after an error",
 			       r->name);
+	r->started = true;
 	for (;;) {
 		const uint8_t *rec = NULL;
-		uint64_t off = 0;
+		uint64_t off = 0, full = 0;
 		if (r->out_pos < r->out_n) {
 			const struct qent *e = &r->q[r->out_pos++];
 			if (r->pipe || (e->pos & QPOS_BUF)) {
-				uint64_t at = e->pos & ~QPOS_BUF;
+				uint64_t at = e->pos & ~(QPOS_BUF | QPOS_CUT);
 				memcpy(&off, r->qbuf + at, 8);
 				rec = r->qbuf + at + 8;
+				if (e->pos & QPOS_CUT)
+					memcpy(&full, rec + ((rd16(rec + 6) + 7u) & ~7u), 8);
 			} else {
 				off = e->pos;
 				rec = r->map + e->pos;
@@ -1372,6 +1591,7 @@ int perf_reader_next(perf_reader *r, perf_event *ev, ehelf_err *err)
 		} else if (r->imm) {
 			rec = r->imm;
 			off = r->imm_off;
+			full = r->imm_full;
 			r->imm = NULL;
 		} else if (r->finished) {
 			return 0;
@@ -1381,6 +1601,11 @@ int perf_reader_next(perf_reader *r, perf_event *ev, ehelf_err *err)
 		if (rc < 0) {
 			r->failed = true;
 			return rc;
+		}
+		if (rec && full && ev->sample.stack) {
+			/* cut: the layout before the copy is the record's */
+			ev->sample.stack_file = off + r->stack_at;
+			ev->sample.stack_full = full;
 		}
 		if (rec)
 			return 1;
@@ -1529,6 +1754,7 @@ void perf_reader_close(perf_reader *r)
 	free(r->qtmp);
 	free(r->scratch);
 	free(r->chain_scratch);
+	free(r->win);
 	decomp_free(r->dc);
 	free(r->name);
 	free(r);
@@ -1639,6 +1865,52 @@ perf_reader *perf_reader_open(const char *path, ehelf_err *err)
 fail:
 	perf_reader_close(r);
 	return NULL;
+}
+
+/* ---- partial stacks ------------------------------------------------------------ */
+
+int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
+{
+	if (r->pipe || r->partial || r->started)
+		return 0;
+	if (bytes < 64)
+		bytes = 64;
+	if (bytes > MAX_RECORD / 2)
+		bytes = MAX_RECORD / 2;
+	size_t cap = MAX_RECORD + bytes + HEAD_GUESS + READ_AHEAD;
+	if (!(r->win = aligned_alloc(8, cap)))
+		return -1;
+	r->win_off = r->win_len = 0;
+	r->partial = bytes;
+	/* one pread per record, or nearly: spare each its update of the
+	 * access time (allowed to the file's owner) and the readahead
+	 * bookkeeping (the pages are read where the records are) */
+	int fl = fcntl(r->fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(r->fd, F_SETFL, fl | O_NOATIME);
+	(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_RANDOM);
+	return 1;
+}
+
+int perf_reader_read_stack(const perf_reader *r, const perf_event *ev,
+			   uint8_t *buf, ehelf_err *err)
+{
+	uint64_t n = ev->sample.stack_full, done = 0;
+	if (n > MAX_RECORD || ev->sample.stack_file + n > r->map_size)
+		return err_set(err, ERR_ARG, "%s: no stack copy of %" PRIu64
+			       " bytes at %" PRIu64, r->name, n,
+			       ev->sample.stack_file);
+	while (done < n) {
+		ssize_t k = pread(r->fd, buf + done, n - done,
+				  (off_t)(ev->sample.stack_file + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return err_set(err, ERR_IO, "%s: read: %s", r->name,
+				       k < 0 ? strerror(errno) : "file shrank");
+		done += (uint64_t)k;
+	}
+	return 0;
 }
 
 /* ---- queries -------------------------------------------------------------------- */

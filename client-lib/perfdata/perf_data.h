@@ -128,7 +128,12 @@ typedef struct perf_event {
 		const uint64_t *regs;   /* one per bit of regs_mask, in bit order */
 		const uint8_t *stack;   /* copy of the user stack from regs' sp;
 					 * NULL when stack_size is 0 */
-		uint64_t stack_size;    /* bytes valid (dyn_size) */
+		uint64_t stack_size;    /* bytes valid (dyn_size), or those
+					 * read of a cut copy */
+		uint64_t stack_full;    /* bytes valid (dyn_size); more than
+					 * stack_size when the copy was cut
+					 * (perf_reader_partial_stacks) */
+		uint64_t stack_file;    /* a cut copy: its offset in the file */
 	} sample;
 } perf_event;
 
@@ -157,6 +162,26 @@ const perf_attr_info *perf_reader_attr(const perf_reader *r, size_t i);
  * only. */
 size_t perf_reader_build_id(const perf_reader *r, uint32_t pid,
 			    const char *filename, const uint8_t **id);
+
+/* Partial stacks, for a reader that mostly needs the first bytes of each
+ * sample's user stack copy (an unwinder: the frames of most samples span
+ * a few KiB of perf's 8 to 64 KiB copies).  Called before the first
+ * perf_reader_next on a file (not a pipe): the data section is then read
+ * with pread, only the bytes it needs, instead of through the file's
+ * mapping (whose page faults map every page around each one touched),
+ * and a sample whose copy has more than BYTES bytes (64 to 32,768) comes
+ * with its first BYTES only: sample.stack_size counts those, stack_full
+ * the copy's (dyn_size), stack_file where it lies.  Returns 1, 0 when it
+ * does not apply (a pipe; called too late), or -1 out of memory (the
+ * reader unchanged). */
+int perf_reader_partial_stacks(perf_reader *r, size_t bytes);
+
+/* The whole stack copy of sample EV, one perf_reader_partial_stacks cut
+ * (sample.stack_full > sample.stack_size), into BUF (stack_full bytes,
+ * at most 65,536), at any time while R is open.  0, or a negative ERR_*
+ * with ERR set. */
+int perf_reader_read_stack(const perf_reader *r, const perf_event *ev,
+			   uint8_t *buf, ehelf_err *err);
 
 /* Bytes consumed so far and in all (0 in pipe mode), for a progress line. */
 void perf_reader_progress(const perf_reader *r, uint64_t *done,

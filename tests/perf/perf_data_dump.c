@@ -3,8 +3,13 @@
  * in perf script's number formats so that run-perf-data-tests.sh can
  * compare it with perf's own decoding line by line.
  *
- *   perf_data_dump [-e] FILE|-        one line per sample:
- *       S TID SEC.NSEC IP CALLCHAIN_NR REGS_ABI STACK_SIZE
+ *   perf_data_dump [-e] [-p BYTES] FILE|-   one line per sample:
+ *       S TID SEC.NSEC IP CALLCHAIN_NR REGS_ABI STACK_SIZE STACK_HASH
+ *     (the hash: FNV-1a of the stack copy's bytes); with -p the reader
+ *     cuts stack copies to BYTES (perf_reader_partial_stacks), and the
+ *     lines are those of the whole
+ *     copies (read with perf_reader_read_stack; the part given checked
+ *     against them);
  *     with -e also one line per MMAP/MMAP2, COMM, FORK and EXIT:
  *       M SEC.NSEC PID TID START LEN PGOFF BUILD_ID|- PROT FILENAME
  *       C SEC.NSEC PID TID EXEC COMM
@@ -19,6 +24,7 @@
  * bad usage.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +117,13 @@ int main(int argc, char **argv)
 		events = true;
 		i++;
 	}
+	long partial = 0;
+	if (i + 1 < argc && !strcmp(argv[i], "-p")) {
+		partial = atol(argv[i + 1]);
+		i += 2;
+	}
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: perf_data_dump [-e] FILE|-\n"
+		fprintf(stderr, "usage: perf_data_dump [-e] [-p BYTES] FILE|-\n"
 			"       perf_data_dump -b FILE NAME...\n");
 		return 2;
 	}
@@ -123,7 +134,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perf_data_dump: %s\n", err.msg);
 		return 1;
 	}
+	if (partial > 0 && perf_reader_partial_stacks(r, (size_t)partial) < 0) {
+		fprintf(stderr, "perf_data_dump: out of memory\n");
+		return 1;
+	}
 	static uint64_t counts[65536];
+	static uint8_t whole[65536];
 	uint64_t total = 0, *per_attr = NULL;
 	size_t nper = 0;
 	perf_event ev;
@@ -150,12 +166,32 @@ int main(int argc, char **argv)
 				}
 				per_attr[k]++;
 			}
+		{
+			const uint8_t *stack = ev.sample.stack;
+			uint64_t size = ev.sample.stack_size;
+			if (ev.sample.stack_full > size) {
+				if (perf_reader_read_stack(r, &ev, whole, &err) < 0) {
+					fprintf(stderr, "perf_data_dump: %s\n", err.msg);
+					return 1;
+				}
+				if (memcmp(whole, stack, size) != 0) {
+					fprintf(stderr, "perf_data_dump: the part of "
+						"a cut stack copy differs\n");
+					return 1;
+				}
+				stack = whole;
+				size = ev.sample.stack_full;
+			}
+			uint64_t h = 1469598103934665603ull;
+			for (uint64_t k = 0; k < size; k++)
+				h = (h ^ stack[k]) * 1099511628211ull;
 			printf("S %" PRId32 " ", (int32_t)ev.tid);
 			print_time(ev.time);
 			printf(" %" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			       "\n", ev.sample.ip, ev.sample.nr,
-			       ev.sample.regs_abi, ev.sample.stack_size);
+			       " %016" PRIx64 "\n", ev.sample.ip, ev.sample.nr,
+			       ev.sample.regs_abi, size, h);
 			break;
+		}
 		case PERF_EV_MMAP:
 			if (!events)
 				break;

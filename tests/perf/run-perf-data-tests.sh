@@ -2,8 +2,9 @@
 # run-perf-data-tests.sh BUILD - the perf.data reader against perf itself.
 #
 # Records real workloads with `perf record --call-graph dwarf` (sqlite3 with
-# a recursive query, python3 loops; one and two events; per-process and
-# system-wide; file mode and pipe mode `-o -`; MMAP2 records with build-IDs)
+# a recursive query, python3 loops; one and two events; 8 and 64 KiB stack
+# copies; per-process and system-wide; file mode and pipe mode `-o -`;
+# MMAP2 records with build-IDs)
 # and checks, for every recording (also compressed ones, perf record -z, in
 # both modes), that BUILD/tests/perf/perf_data_dump
 # (the reader) and perf agree on:
@@ -15,7 +16,9 @@
 #   - the count of every record type and the total, against
 #     `perf report --stats`, and the samples of each event;
 #   - the event names, against `perf evlist`;
-#   - the build-ID of every file `perf buildid-list` names.
+#   - the build-ID of every file `perf buildid-list` names;
+# and that the reader gives the same samples (their stack copies' bytes
+# too) when it cuts the copies (perf_reader_partial_stacks).
 # Prints one line per recording with its counts and timings; exits 1 on any
 # mismatch (the differences are kept under $TMPDIR), 0 when all agree.
 # Offline, a few seconds in all; needs root or perf_event_paranoid <= 0 for
@@ -79,6 +82,12 @@ check() {
 		mismatch "$name" "reader failed: $(cat "$f.err")"
 		fail=$((fail + 1))
 		return
+	fi
+	# partial stacks (what ehelf-perf reads), cut to 256 bytes: the same
+	# events, the same whole copies
+	if ! "$dump" -e -p 256 "$f" > "$f.dump-p" 2> "$f.err-p" ||
+	   ! cmp -s "$f.dump" "$f.dump-p"; then
+		mismatch "$name" "partial stacks (-p 256): $(cat "$f.err-p") $(diff "$f.dump" "$f.dump-p" | head -3 | tr '\n' ' ')"
 	fi
 	t1=$(now)
 	perf script --ns -G -F tid,time,ip --show-mmap-events \
@@ -238,6 +247,11 @@ record python-2ev-pipe pipe -e cpu-clock,task-clock -c 200000 $dw -- \
 	sh -c "$quiet" python3 -c "$py"
 record python-buildid-mmap file --buildid-mmap -e cpu-clock $dw -- \
 	sh -c "$quiet" python3 -c "$py"
+# perf's largest stack copies (ehelf-perf reads them in part)
+record sqlite-64k-file file -e cpu-clock --call-graph dwarf,65528 -- \
+	sh -c "$quiet" sqlite3 :memory: "$sql"
+record sqlite-64k-z-file file -z -e cpu-clock --call-graph dwarf,65528 -- \
+	sh -c "$quiet" sqlite3 :memory: "$sql"
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 if [ "$(id -u)" -eq 0 ] || [ "$paranoid" -le 0 ]; then
 	record system-wide-file file -a -e cpu-clock $dw -- \

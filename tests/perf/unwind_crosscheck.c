@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 			bool cmp = false; /* something was compared */
 			/* no stack copy: no user frames, for all (as perf) */
 			if (pr && ev.sample.stack_size && sample_regs(&ev, &regs) == 0) {
-				ne = sample_unwind(pr, &ev, e, MAXF);
+				ne = sample_unwind(pr, NULL, &ev, e, MAXF);
 				baseline *b = baseline_of(pr);
 				sample_mem mem = { .stack = ev.sample.stack,
 						   .sp = regs.r[EHELF_RSP],
