@@ -655,6 +655,25 @@ static int64_t payload_size(perf_reader *r, const uint8_t *rec, uint32_t size,
 static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 			ehelf_err *err);
 
+/* A record of SIZE bytes at r->pos of the file's data section taken: *OFF
+ * set, r->pos past it and past its payload.  1, or a negative ERR_* when
+ * the payload runs past the data section. */
+static int take_stored(perf_reader *r, const uint8_t *rec, uint32_t size,
+		       uint64_t *off, ehelf_err *err)
+{
+	*off = r->pos;
+	r->pos += size;
+	int64_t pay = payload_size(r, rec, size, *off, err);
+	if (pay < 0)
+		return (int)pay;
+	if ((uint64_t)pay > r->data_end - r->pos)
+		return fmt_err(err, r, *off, "payload of %" PRId64
+			       " bytes runs past the end of the data "
+			       "section", pay);
+	r->pos += (uint64_t)pay;
+	return 1;
+}
+
 /* Room for N more bytes in qbuf (and as much in qbuf2); false if out of
  * memory. */
 static bool qbuf_room(perf_reader *r, size_t n)
@@ -703,17 +722,7 @@ static int next_stored(perf_reader *r, const uint8_t **rec, uint64_t *off,
 				       "section at %" PRIu64, size,
 				       r->data_end);
 		*rec = r->map + r->pos;
-		*off = r->pos;
-		r->pos += size;
-		int64_t pay = payload_size(r, *rec, size, *off, err);
-		if (pay < 0)
-			return (int)pay;
-		if ((uint64_t)pay > r->data_end - r->pos)
-			return fmt_err(err, r, *off, "payload of %" PRId64
-				       " bytes runs past the end of the data "
-				       "section", pay);
-		r->pos += (uint64_t)pay;
-		return 1;
+		return take_stored(r, *rec, size, off, err);
 	}
 
 	if (r->skip) {
@@ -1217,17 +1226,7 @@ static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 	} else if ((rc = win_get(r, r->pos, size, rec, err)) < 0) {
 		return rc;
 	}
-	*off = r->pos;
-	r->pos += size;
-	int64_t pay = payload_size(r, *rec, size, *off, err);
-	if (pay < 0)
-		return (int)pay;
-	if ((uint64_t)pay > r->data_end - r->pos)
-		return fmt_err(err, r, *off, "payload of %" PRId64
-			       " bytes runs past the end of the data "
-			       "section", pay);
-	r->pos += (uint64_t)pay;
-	return 1;
+	return take_stored(r, *rec, size, off, err);
 }
 
 /* A NUL-terminated string at P[0, N), or NULL. */
