@@ -134,19 +134,20 @@ int module_attach(module *m)
 /* what ehelf.h says of its size */
 _Static_assert(STEP_CACHE_SETS == 8192 && STEP_CACHE_WAYS == 4 &&
 	       sizeof(step_cache_entry) == 16 &&
-	       STEP_CACHE_SIZE * sizeof(step_cache_entry) == 512 * 1024,
+	       STEP_CACHE_SIZE * sizeof(step_cache_entry) == 512 * 1024 &&
+	       STEP_CACHE_MAP_BYTES == 768 * 1024,
 	       "ehelf.h documents the step cache's size: update it");
 
 static step_cache_entry *step_cache_new(void)
 {
-	void *m = mmap(NULL, STEP_CACHE_SIZE * sizeof(step_cache_entry),
+	void *m = mmap(NULL, STEP_CACHE_MAP_BYTES,
 		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return m == MAP_FAILED ? NULL : m;
 }
 
 static void step_cache_clear(step_cache_entry *c)
 {
-	size_t size = STEP_CACHE_SIZE * sizeof *c;
+	size_t size = STEP_CACHE_MAP_BYTES;
 	if (madvise(c, size, MADV_DONTNEED) != 0)
 		memset(c, 0, size);
 }
@@ -201,7 +202,7 @@ void ehelf_space_free(ehelf_space *s)
 		module_free(s->mods[i]);
 	free(s->mods);
 	free(s->starts);
-	munmap(s->cache, STEP_CACHE_SIZE * sizeof *s->cache);
+	munmap(s->cache, STEP_CACHE_MAP_BYTES);
 	free(s);
 }
 

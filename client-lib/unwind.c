@@ -165,21 +165,44 @@ static bool regs_equal(const ehelf_regs *a, const ehelf_regs *b)
 /* unwind_step() when the step cache could not do it: the module's eh_elf
  * (through the row's summary, which fills the cache), else libdw, else
  * the frame pointer.  Outermost frames are remembered in the cache too (a
- * marker cached_step() never takes): every stack ends in one. */
-static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
-		     const reader *rd, unsigned flags, uint32_t *path)
+ * marker cached_step() never takes): every stack ends in one.  T: the
+ * walk's trace as cached_step() left it (step_cache.h), or NULL. */
+static int slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
+			const reader *rd, unsigned flags, uint32_t *path,
+			step_trace *t)
 {
 	uint64_t pc = r->r[EHELF_RIP] - (exact ? 0 : 1);
 	uint64_t sp = r->r[EHELF_RSP];
 	int st = EHELF_E_NOT_COVERED;
 	ehelf_regs tmp;
+	/* a marker from the trace line: the set's line is not needed */
+	uint64_t marker = t ? t->marker : 0;
+	if (t) {
+		t->marker = 0;
+		if (!t->record) /* the marker's: followed on after it */
+			t->slot = t->slot ? step_trace_next(t->slot) : NULL;
+	}
+	if (marker == STEP_CACHE_OUTERMOST_P) {
+		*path = EHELF_PATH_EHELF;
+		return EHELF_OUTERMOST;
+	}
+	if (marker == STEP_CACHE_SIGNAL_P && rd->local &&
+	    signal_frame_regs(rd->arg, sp, &tmp) && tmp.r[EHELF_RIP] != 0) {
+		*path = EHELF_PATH_EHELF;
+		regs_copy(r, &tmp);
+		return EHELF_STEP;
+	}
+	if (t && !t->record)
+		t->slot = NULL;
 	step_cache_entry *e = step_cache_set(s->cache, r->r[EHELF_RIP]);
 	if (step_cache_is_outermost(e, pc)) {
+		step_trace_record(t, e, pc);
 		*path = EHELF_PATH_EHELF;
 		return EHELF_OUTERMOST;
 	}
 	if (rd->local && step_cache_is_signal(e, pc) &&
 	    signal_frame_regs(rd->arg, sp, &tmp) && tmp.r[EHELF_RIP] != 0) {
+		step_trace_record(t, e, pc);
 		*path = EHELF_PATH_EHELF;
 		regs_copy(r, &tmp);
 		return EHELF_STEP;
@@ -192,6 +215,7 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	if (sum) {
 		/* a common row: computed here from its summary, and cached */
 		step_cache_fill(e, pc, sum);
+		step_trace_record(t, e, pc);
 		/* the space is const to unwinders; this flag is theirs to set */
 		atomic_store_explicit(&((ehelf_space *)s)->cache_used, true,
 				      memory_order_relaxed);
@@ -222,6 +246,7 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		}
 		if (st == EHELF_OUTERMOST) { /* the row's, whatever the registers */
 			step_cache_fill_outermost(e, pc);
+			step_trace_record(t, e, pc);
 			atomic_store_explicit(&((ehelf_space *)s)->cache_used, true,
 					      memory_order_relaxed);
 		} else if (st == EHELF_STEP && rd->local &&
@@ -229,6 +254,7 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 			ehelf_regs u;
 			if (signal_frame_regs(rd->arg, sp, &u) && regs_equal(&u, &tmp)) {
 				step_cache_fill_signal(e, pc);
+				step_trace_record(t, e, pc);
 				atomic_store_explicit(&((ehelf_space *)s)->cache_used,
 						      true, memory_order_relaxed);
 			}
@@ -263,14 +289,31 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	return EHELF_STEP;
 }
 
+static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
+		     const reader *rd, unsigned flags, uint32_t *path,
+		     step_trace *t)
+{
+	step_cache_entry *at = t && t->record ? t->slot : NULL;
+	int st = slow_step_of(s, r, exact, rd, flags, path, t);
+	if (at && t->slot == at) /* nothing recorded there: leave the line */
+		t->slot = NULL;
+	return st;
+}
+
 int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
-		const reader *rd, unsigned flags, uint32_t *path)
+		const reader *rd, unsigned flags, uint32_t *path,
+		step_trace *trace)
 {
 	uint64_t rip = r->r[EHELF_RIP], sp = r->r[EHELF_RSP];
 	uint64_t rbp = r->r[EHELF_RBP];
 	uint32_t valid = r->valid & EHELF_VALID_REGS;
+	step_trace none = { NULL, false, 0 };
+	if (!trace)
+		trace = &none;
+	uint32_t lazy = 0;
 	if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact,
-			reader_window(rd), rd)) {
+			reader_window(rd), rd, trace, &lazy)) {
+		cached_step_load(r, &lazy);
 		r->r[EHELF_RIP] = rip;
 		r->r[EHELF_RSP] = sp;
 		r->r[EHELF_RBP] = rbp;
@@ -278,7 +321,7 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		*path = EHELF_PATH_EHELF;
 		return EHELF_STEP;
 	}
-	return slow_step(s, r, exact, rd, flags, path);
+	return slow_step(s, r, exact, rd, flags, path, trace);
 }
 
 /*
@@ -337,6 +380,8 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	bool exact = first_exact;
 	uint32_t path = EHELF_PATH_FIRST, fflags = 0;
 	uint64_t pf = 0; /* see stack_ahead() */
+	step_trace t = { NULL, false, 0 };
+	uint32_t lazy = 0; /* see cached_step() */
 	for (;;) {
 		if (frames)
 			frames[n] = (ehelf_frame){ .pc = rip, .sp = rsp,
@@ -347,7 +392,8 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 			break;
 		if (rd->local)
 			stack_ahead(rsp, &pf);
-		if (cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, w, rd)) {
+		if (cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, w, rd, &t,
+				&lazy)) {
 			exact = false;
 			path = EHELF_PATH_EHELF;
 			fflags = 0;
@@ -357,9 +403,10 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 		r.r[EHELF_RSP] = rsp;
 		r.r[EHELF_RBP] = rbp;
 		r.valid = valid;
+		cached_step_load(&r, &lazy);
 		int st = slow_step(s, &r, exact, rd,
 				   flags | (n == 1 && !rd->local ? UNWIND_FIRST_STEP : 0),
-				   &path);
+				   &path, &t);
 		if (st != EHELF_STEP) {
 			if (st == EHELF_E_READ && frames)
 				frames[n - 1].flags |= EHELF_FRAME_TRUNCATED;

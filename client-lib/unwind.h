@@ -26,9 +26,12 @@ reader local_reader(uint64_t sp);
  * in place.  Returns EHELF_STEP with *R the caller's registers (with
  * EHELF_SIGNAL_FRAME in valid after a signal frame) and *PATH filled,
  * EHELF_OUTERMOST, or a negative code (EHELF_E_BADREG also for a stack
- * pointer that did not move up); *R is unchanged unless EHELF_STEP. */
+ * pointer that did not move up); *R is unchanged unless EHELF_STEP.
+ * TRACE (may be NULL): the walk's place in the step cache's trace lines
+ * (step_cache.h), kept from step to step of one walk. */
 int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
-		const reader *rd, unsigned flags, uint32_t *path);
+		const reader *rd, unsigned flags, uint32_t *path,
+		step_trace *trace);
 
 /* Internal unwinding flag, beside the public EHELF_UNWIND_* (cleared
  * from callers' flags): the step from the first frame of a remote or

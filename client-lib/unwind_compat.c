@@ -39,6 +39,9 @@ typedef struct compat_cursor {
 			  * since the space was built are not looked for (a
 			  * rebuild allocates, reads and maps eh_elfs) */
 	ehelf_regs regs;
+	step_trace trace; /* the walk's place in the step cache's traces, */
+	const step_cache_entry *trace_cache; /* in this cache (the space may
+					      * be rebuilt between steps) */
 } compat_cursor;
 
 _Static_assert(sizeof(compat_cursor) <= sizeof(unw_cursor_t),
@@ -96,7 +99,7 @@ static int peek(const compat_cursor *k, ehelf_regs *out)
 		reader rd = local_reader(k->regs.r[EHELF_RSP]);
 		uint32_t path;
 		*out = k->regs;
-		st = unwind_step(s, out, k->exact, &rd, 0, &path);
+		st = unwind_step(s, out, k->exact, &rd, 0, &path, NULL);
 	}
 	process_space_unpin();
 	return st;
@@ -114,7 +117,12 @@ COMPAT int _ULx86_64_step(unw_cursor_t *c)
 		if (s) {
 			reader rd = local_reader(k->regs.r[EHELF_RSP]);
 			uint32_t path;
-			st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path);
+			if (k->trace_cache != s->cache) { /* another space */
+				k->trace = (step_trace){ NULL, false, 0 };
+				k->trace_cache = s->cache;
+			}
+			st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path,
+					 &k->trace);
 			unknown = st == EHELF_E_NOT_COVERED &&
 				  !space_find(s, k->regs.r[EHELF_RIP] - !k->exact);
 		}
