@@ -350,6 +350,44 @@ stack_ahead(uint64_t sp, uint64_t *pf)
 }
 
 /*
+ * The frame at stack pointer SP when cached_step() declined it on a
+ * marker of its trace line (*T): the outermost frame, or a signal frame
+ * whose caller is the kernel's ucontext at SP, read straight into *R (no
+ * copy, no call: every sample a profiler takes crosses one), *LAZY
+ * dropped.  True with *ST EHELF_OUTERMOST or EHELF_STEP (as slow_step
+ * would say), else false: slow_step does the frame.
+ */
+static inline __attribute__((always_inline)) bool
+marker_step(ehelf_regs *r, step_trace *t, const reader *rd, uint64_t sp,
+	    uint32_t *lazy, int *st)
+{
+	bool done = false;
+	if (t->marker == STEP_CACHE_OUTERMOST_P) {
+		*st = EHELF_OUTERMOST;
+		done = true;
+	} else if (t->marker == STEP_CACHE_SIGNAL_P && rd->local) {
+		const local_range *k = rd->arg;
+		const ucontext_t *uc = (const ucontext_t *)(uintptr_t)sp;
+		const uint64_t need = offsetof(ucontext_t, uc_mcontext.gregs) +
+				      sizeof(gregset_t);
+		if (sp >= k->lo && sp < k->hi && k->hi - sp >= need &&
+		    uc->uc_mcontext.gregs[REG_RIP] != 0) {
+			ehelf_regs_from_ucontext(r, uc);
+			r->valid |= EHELF_SIGNAL_FRAME;
+			*lazy = 0;
+			*st = EHELF_STEP;
+			done = true;
+		}
+	}
+	if (done) { /* followed on after the marker */
+		t->marker = 0;
+		t->record = false;
+		t->slot = t->slot ? step_trace_next(t->slot) : NULL;
+	}
+	return done;
+}
+
+/*
  * The unwinding loop.  Frames whose row is in the step cache (most of
  * them once warm) are stepped here by cached_step on locals that stay in
  * machine registers from frame to frame; anything else goes through
@@ -399,14 +437,19 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 			fflags = 0;
 			continue;
 		}
-		r.r[EHELF_RIP] = rip;
-		r.r[EHELF_RSP] = rsp;
-		r.r[EHELF_RBP] = rbp;
-		r.valid = valid;
-		cached_step_load(&r, &lazy);
-		int st = slow_step(s, &r, exact, rd,
-				   flags | (n == 1 && !rd->local ? UNWIND_FIRST_STEP : 0),
-				   &path, &t);
+		int st;
+		if (t.marker && marker_step(&r, &t, rd, rsp, &lazy, &st)) {
+			path = EHELF_PATH_EHELF;
+		} else {
+			r.r[EHELF_RIP] = rip;
+			r.r[EHELF_RSP] = rsp;
+			r.r[EHELF_RBP] = rbp;
+			r.valid = valid;
+			cached_step_load(&r, &lazy);
+			st = slow_step(s, &r, exact, rd,
+				       flags | (n == 1 && !rd->local ? UNWIND_FIRST_STEP : 0),
+				       &path, &t);
+		}
 		if (st != EHELF_STEP) {
 			if (st == EHELF_E_READ && frames)
 				frames[n - 1].flags |= EHELF_FRAME_TRUNCATED;
