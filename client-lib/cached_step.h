@@ -50,8 +50,8 @@ static inline void cached_step_load(ehelf_regs *r, uint32_t *lazy)
 	uint32_t lz = *lazy;
 	if (!lz)
 		return;
-	static const int regs[] = { EHELF_RBX, EHELF_R12, EHELF_R13, EHELF_R14,
-				    EHELF_R15 };
+	static const int regs[] = { EHELF_RBX, EHELF_RBP, EHELF_R12, EHELF_R13,
+				    EHELF_R14, EHELF_R15 };
 	for (size_t i = 0; i < sizeof regs / sizeof *regs; i++)
 		if ((lz >> regs[i]) & 1)
 			memcpy(&r->r[regs[i]],
@@ -83,11 +83,12 @@ static inline void cached_step_load(ehelf_regs *r, uint32_t *lazy)
  *
  * Only rip, rsp, rbp and valid take part from frame to frame; the loop
  * keeps them in locals (machine registers), the other registers in R.
- * Those loaded directly are not loaded yet: r->r[REG] is where the value
- * is (a host address, inside the window), and bit REG of *LAZY is set
- * (only rbx and r12-r15): a walk that only wants the pcs does not wait
- * for (nor miss the cache on) stack lines that hold nothing else;
- * cached_step_load() loads them when needed.
+ * Those loaded directly are not loaded yet: r->r[REG] (*RBP for rbp) is
+ * where the value is (a host address, inside the window), and bit REG of
+ * *LAZY is set (only rbx, rbp and r12-r15): a walk that only wants the
+ * pcs does not wait for (nor miss the cache on) stack lines that hold
+ * nothing else; rbp is loaded for a CFA computed from it, the others by
+ * cached_step_load() when needed (the caller stores *RBP into R first).
  */
 static inline __attribute__((always_inline)) bool
 cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
@@ -153,7 +154,12 @@ found:;
 	bool from_rbp = p & STEP_CACHE_CFA_RBP;
 	if (from_rbp && !((*valid >> EHELF_RBP) & 1))
 		goto decline;
-	uint64_t base = from_rbp ? *rbp : *rsp;
+	uint64_t base = *rsp;
+	if (from_rbp) {
+		base = *rbp;
+		if ((*lazy >> EHELF_RBP) & 1) /* where it is, inside the window */
+			memcpy(&base, (const void *)(uintptr_t)base, 8);
+	}
 	uint64_t cfa = base + (uint64_t)STEP_CACHE_CFA(p);
 	uint32_t v = *valid | (1u << EHELF_RSP) | (1u << EHELF_RIP);
 	uint64_t first = cfa + (uint64_t)STEP_CACHE_LOWEST(x);
@@ -177,9 +183,9 @@ found:;
 		CACHE_SLOTS(DIRECT)
 #undef DIRECT
 		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
-			memcpy(&nrbp, (const void *)(uintptr_t)
-			       (cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 + w.delta), 8);
+			nrbp = cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 + w.delta;
 			v |= 1u << EHELF_RBP;
+			lz |= 1u << EHELF_RBP;
 		}
 	} else if (!rd->local) {
 		/* through the reader: everything read before anything is
@@ -212,6 +218,7 @@ found:;
 		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
 			nrbp = got[3];
 			v |= 1u << EHELF_RBP;
+			lz &= ~(1u << EHELF_RBP);
 		}
 	} else {
 		goto decline;

@@ -313,11 +313,11 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	uint32_t lazy = 0;
 	if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact,
 			reader_window(rd), rd, trace, &lazy)) {
-		cached_step_load(r, &lazy);
 		r->r[EHELF_RIP] = rip;
 		r->r[EHELF_RSP] = sp;
 		r->r[EHELF_RBP] = rbp;
 		r->valid = valid;
+		cached_step_load(r, &lazy);
 		*path = EHELF_PATH_EHELF;
 		return EHELF_STEP;
 	}

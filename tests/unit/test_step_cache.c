@@ -167,11 +167,11 @@ int main(void)
 		bool got = cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact,
 				       reader_window(&rd), &rd, &tr, &lazy);
 		if (got) {
-			cached_step_load(&r, &lazy);
 			r.r[EHELF_RIP] = rip;
 			r.r[EHELF_RSP] = rsp;
 			r.r[EHELF_RBP] = rbp;
 			r.valid = valid;
+			cached_step_load(&r, &lazy);
 			CHECK(want_step);
 			CHECK(same_regs(&r, &want));
 			/* recorded into the pc's trace line, which gives the
@@ -196,12 +196,12 @@ int main(void)
 				CHECK(cached_step(s, &rip2, &rsp2, &rbp2, &valid2, &r2,
 						  exact, reader_window(&rd), &rd, &tr2,
 						  &lazy2));
-				cached_step_load(&r2, &lazy2);
 				CHECK(!tr2.record && tr2.slot == tline + 1 + follow);
 				r2.r[EHELF_RIP] = rip2;
 				r2.r[EHELF_RSP] = rsp2;
 				r2.r[EHELF_RBP] = rbp2;
 				r2.valid = valid2;
+				cached_step_load(&r2, &lazy2);
 				CHECK(same_regs(&r2, &want));
 			}
 			memset(tline, 0, STEP_CACHE_WAYS * sizeof *tline);
