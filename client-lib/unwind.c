@@ -379,10 +379,10 @@ marker_step(ehelf_regs *r, step_trace *t, const reader *rd, uint64_t sp,
 			done = true;
 		}
 	}
-	if (done) { /* followed on after the marker */
+	if (done) { /* the interrupted frame: its own line */
 		t->marker = 0;
 		t->record = false;
-		t->slot = t->slot ? step_trace_next(t->slot) : NULL;
+		t->slot = NULL;
 	}
 	return done;
 }
