@@ -109,7 +109,7 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 		 * starts with this pc: it goes on from there */
 		step_cache_entry *to = slot;
 		if (!slot || !t->record) {
-			step_cache_entry *own = step_trace_line(s->cache, want);
+			step_cache_entry *own = step_trace_line(space_cache(s), want);
 			if (step_cache_match(own, want, &p, &x)) {
 				t->record = false;
 				slot = own + 1;
@@ -124,7 +124,7 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 		}
 		/* from the sets; the ways in order (way 0 holds the last pc
 		 * filled) */
-		const step_cache_entry *e = step_cache_set(s->cache, *rip);
+		const step_cache_entry *e = step_cache_set(space_cache(s), *rip);
 		for (int k = 0;; k++) {
 			if (step_cache_match(&e[k], want, &p, &x))
 				break;

@@ -126,7 +126,8 @@ int module_attach(module *m)
 
 /* ---- spaces --------------------------------------------------------------- */
 
-/* The step cache lives in a mapping of its own: its pages are zero until
+/* The step cache lives in a mapping of its own (with the space: see
+ * space_cache()): its pages are zero until
  * touched (a space that unwinds little costs little), and clearing it
  * drops them (MADV_DONTNEED) instead of writing them all; a thread
  * unwinding meanwhile reads either an entry or zeros, both safe (an
@@ -138,12 +139,8 @@ _Static_assert(STEP_CACHE_SETS == 8192 && STEP_CACHE_WAYS == 4 &&
 	       STEP_CACHE_MAP_BYTES == 768 * 1024,
 	       "ehelf.h documents the step cache's size: update it");
 
-static step_cache_entry *step_cache_new(void)
-{
-	void *m = mmap(NULL, STEP_CACHE_MAP_BYTES,
-		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
-}
+_Static_assert(sizeof(ehelf_space) <= SPACE_CACHE_OFFSET,
+	       "a space fits in the page before its step cache");
 
 static void step_cache_clear(step_cache_entry *c)
 {
@@ -154,12 +151,13 @@ static void step_cache_clear(step_cache_entry *c)
 
 ehelf_space *ehelf_space_new(void)
 {
-	ehelf_space *s = calloc(1, sizeof *s);
-	if (s && !(s->cache = step_cache_new())) {
-		free(s);
-		s = NULL;
-	}
-	if (!s)
+	/* the space, then its cache (space_cache()), zero until touched */
+	void *m = mmap(NULL, SPACE_CACHE_OFFSET + STEP_CACHE_MAP_BYTES,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ehelf_space *s = m == MAP_FAILED ? NULL : m;
+	if (s)
+		s->cache = space_cache(s);
+	else
 		ehelf_set_error("out of memory");
 	return s;
 }
@@ -202,8 +200,7 @@ void ehelf_space_free(ehelf_space *s)
 		module_free(s->mods[i]);
 	free(s->mods);
 	free(s->starts);
-	munmap(s->cache, STEP_CACHE_MAP_BYTES);
-	free(s);
+	munmap(s, SPACE_CACHE_OFFSET + STEP_CACHE_MAP_BYTES);
 }
 
 const module *space_find(const ehelf_space *s, uint64_t pc)

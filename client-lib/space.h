@@ -45,6 +45,17 @@ struct ehelf_space {
 					   * replaced ones (unwind.c) */
 };
 
+/* A space is the first page of its step cache's mapping, the cache
+ * (s->cache) the rest: space_cache(S) is s->cache without a load, so that
+ * a walk through the cache does not touch the space's own line (a miss per
+ * walk when sampling: the program's work in between evicts it). */
+enum { SPACE_CACHE_OFFSET = 4096 };
+
+static inline step_cache_entry *space_cache(const ehelf_space *s)
+{
+	return (step_cache_entry *)(uintptr_t)((uintptr_t)s + SPACE_CACHE_OFFSET);
+}
+
 /* The module containing runtime address PC, or NULL.  No allocation. */
 const module *space_find(const ehelf_space *s, uint64_t pc);
 

@@ -194,7 +194,7 @@ static int slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
 	}
 	if (t && !t->record)
 		t->slot = NULL;
-	step_cache_entry *e = step_cache_set(s->cache, r->r[EHELF_RIP]);
+	step_cache_entry *e = step_cache_set(space_cache(s), r->r[EHELF_RIP]);
 	if (step_cache_is_outermost(e, pc)) {
 		step_trace_record(t, e, pc);
 		*path = EHELF_PATH_EHELF;

@@ -117,9 +117,9 @@ COMPAT int _ULx86_64_step(unw_cursor_t *c)
 		if (s) {
 			reader rd = local_reader(k->regs.r[EHELF_RSP]);
 			uint32_t path;
-			if (k->trace_cache != s->cache) { /* another space */
+			if (k->trace_cache != space_cache(s)) { /* another space */
 				k->trace = (step_trace){ NULL, false, 0 };
-				k->trace_cache = s->cache;
+				k->trace_cache = space_cache(s);
 			}
 			st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path,
 					 &k->trace);
