@@ -43,19 +43,15 @@ static inline window reader_window(const reader *rd)
 	return (window){ (uint64_t)(uintptr_t)&ehelf_no_window, 0, 0 };
 }
 
-/* Load the registers of R that cached_step() left as addresses (LAZY's
- * bits); *LAZY becomes 0. */
+/* Load the registers of R that cached_step() (or the unwinding loop, for
+ * a signal frame) left as addresses (LAZY's bits, never rip's nor rsp's);
+ * *LAZY becomes 0. */
 static inline void cached_step_load(ehelf_regs *r, uint32_t *lazy)
 {
-	uint32_t lz = *lazy;
-	if (!lz)
-		return;
-	static const int regs[] = { EHELF_RBX, EHELF_RBP, EHELF_R12, EHELF_R13,
-				    EHELF_R14, EHELF_R15 };
-	for (size_t i = 0; i < sizeof regs / sizeof *regs; i++)
-		if ((lz >> regs[i]) & 1)
-			memcpy(&r->r[regs[i]],
-			       (const void *)(uintptr_t)r->r[regs[i]], 8);
+	for (uint32_t lz = *lazy; lz; lz &= lz - 1) {
+		int i = __builtin_ctz(lz);
+		memcpy(&r->r[i], (const void *)(uintptr_t)r->r[i], 8);
+	}
 	*lazy = 0;
 }
 

@@ -352,9 +352,9 @@ stack_ahead(uint64_t sp, uint64_t *pf)
 /*
  * The frame at stack pointer SP when cached_step() declined it on a
  * marker of its trace line (*T): the outermost frame, or a signal frame
- * whose caller is the kernel's ucontext at SP, read straight into *R (no
- * copy, no call: every sample a profiler takes crosses one), *LAZY
- * dropped.  True with *ST EHELF_OUTERMOST or EHELF_STEP (as slow_step
+ * whose caller is the kernel's ucontext at SP, straight into *R (no copy,
+ * no call: every sample a profiler takes crosses one): rip and rsp, the
+ * others as addresses in the ucontext (*LAZY, see cached_step()).  True with *ST EHELF_OUTERMOST or EHELF_STEP (as slow_step
  * would say), else false: slow_step does the frame.
  */
 static inline __attribute__((always_inline)) bool
@@ -372,9 +372,22 @@ marker_step(ehelf_regs *r, step_trace *t, const reader *rd, uint64_t sp,
 				      sizeof(gregset_t);
 		if (sp >= k->lo && sp < k->hi && k->hi - sp >= need &&
 		    uc->uc_mcontext.gregs[REG_RIP] != 0) {
-			ehelf_regs_from_ucontext(r, uc);
-			r->valid |= EHELF_SIGNAL_FRAME;
-			*lazy = 0;
+			/* rip and rsp; the others where they are (in a line
+			 * or two apart, often not needed: see cached_step) */
+			const greg_t *g = uc->uc_mcontext.gregs;
+			static const int map[EHELF_NREGS] = {
+				REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI,
+				REG_RDI, REG_RBP, REG_RSP, REG_R8, REG_R9,
+				REG_R10, REG_R11, REG_R12, REG_R13, REG_R14,
+				REG_R15, REG_RIP,
+			};
+			for (int i = 0; i < EHELF_NREGS; i++)
+				r->r[i] = (uint64_t)(uintptr_t)&g[map[i]];
+			r->r[EHELF_RIP] = (uint64_t)g[REG_RIP];
+			r->r[EHELF_RSP] = (uint64_t)g[REG_RSP];
+			r->valid = EHELF_VALID_REGS | EHELF_SIGNAL_FRAME;
+			*lazy = EHELF_VALID_REGS & ~((1u << EHELF_RIP) |
+						     (1u << EHELF_RSP));
 			*st = EHELF_STEP;
 			done = true;
 		}
