@@ -407,10 +407,14 @@ marker_step(ehelf_regs *r, step_trace *t, const reader *rd, uint64_t sp,
  * slow_step, which also fills the cache.  The frames go into FRAMES, or
  * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
  * inlined with constant arguments, one loop for each.  WALK (when not
- * NULL) tells how the walk went (unwind.h).
+ * NULL) tells how the walk went (unwind.h).  The registers are worked on
+ * in WORK, which holds INITIAL's (the same), or (NULL) in a copy: the
+ * backtrace entries give the registers they stored, so that the walk
+ * writes no other 144 bytes of stack (cold lines, when sampling).
  */
 static inline __attribute__((always_inline)) int
-unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
+unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
+	    const reader *rd,
 	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags,
 	    walk_info *walk, bool first_exact)
 {
@@ -420,10 +424,13 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	if (!((initial->valid >> EHELF_RIP) & 1) ||
 	    !((initial->valid >> EHELF_RSP) & 1))
 		return EHELF_E_BADREG;
-	ehelf_regs r;
-	regs_copy(&r, initial);
-	uint64_t rip = r.r[EHELF_RIP], rsp = r.r[EHELF_RSP], rbp = r.r[EHELF_RBP];
-	uint32_t valid = r.valid & EHELF_VALID_REGS;
+	ehelf_regs own, *r = work;
+	if (!r) {
+		r = &own;
+		regs_copy(r, initial);
+	}
+	uint64_t rip = r->r[EHELF_RIP], rsp = r->r[EHELF_RSP], rbp = r->r[EHELF_RBP];
+	uint32_t valid = r->valid & EHELF_VALID_REGS;
 	window w = reader_window(rd);
 	int n = 0;
 	/* frame 0 (unless its pc is a return address: FIRST_EXACT), or
@@ -443,7 +450,7 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 			break;
 		if (rd->local)
 			stack_ahead(rsp, &pf);
-		if (cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, w, rd, &t,
+		if (cached_step(s, &rip, &rsp, &rbp, &valid, r, exact, w, rd, &t,
 				&lazy)) {
 			exact = false;
 			path = EHELF_PATH_EHELF;
@@ -451,15 +458,15 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 			continue;
 		}
 		int st;
-		if (t.marker && marker_step(&r, &t, rd, rsp, &lazy, &st)) {
+		if (t.marker && marker_step(r, &t, rd, rsp, &lazy, &st)) {
 			path = EHELF_PATH_EHELF;
 		} else {
-			r.r[EHELF_RIP] = rip;
-			r.r[EHELF_RSP] = rsp;
-			r.r[EHELF_RBP] = rbp;
-			r.valid = valid;
-			cached_step_load(&r, &lazy);
-			st = slow_step(s, &r, exact, rd,
+			r->r[EHELF_RIP] = rip;
+			r->r[EHELF_RSP] = rsp;
+			r->r[EHELF_RBP] = rbp;
+			r->valid = valid;
+			cached_step_load(r, &lazy);
+			st = slow_step(s, r, exact, rd,
 				       flags | (n == 1 && !rd->local ? UNWIND_FIRST_STEP : 0),
 				       &path, &t);
 		}
@@ -470,14 +477,14 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 				walk->stop = st;
 			break;
 		}
-		exact = r.valid & EHELF_SIGNAL_FRAME;
+		exact = r->valid & EHELF_SIGNAL_FRAME;
 		fflags = exact ? EHELF_FRAME_SIGNAL : 0;
 		if (walk && exact) /* never through the cache: no summary */
 			walk->signal_seen = true;
-		valid = r.valid & EHELF_VALID_REGS;
-		rip = r.r[EHELF_RIP];
-		rsp = r.r[EHELF_RSP];
-		rbp = r.r[EHELF_RBP];
+		valid = r->valid & EHELF_VALID_REGS;
+		rip = r->r[EHELF_RIP];
+		rsp = r->r[EHELF_RSP];
+		rbp = r->r[EHELF_RBP];
 		/* the slow step may have learnt more of the stack */
 		w = reader_window(rd);
 	}
@@ -488,7 +495,8 @@ static int unwind(const ehelf_space *s, const ehelf_regs *initial,
 		  const reader *rd, ehelf_frame *frames, int max,
 		  unsigned flags)
 {
-	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags, NULL, true);
+	return unwind_loop(s, initial, NULL, rd, frames, NULL, 0, max, flags, NULL,
+			   true);
 }
 
 int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
@@ -699,8 +707,8 @@ bool process_space_refresh(void)
  * lines are as cold as any when sampling (issue 21: unw_backtrace was
  * slower per frame than the unw_step loop).
  */
-int backtrace_from(const ehelf_regs *caller, void **ips, int max,
-		   unsigned flags, walk_info *walk)
+int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
+		   walk_info *walk)
 {
 	if (max <= 0)
 		return 0;
@@ -709,16 +717,16 @@ int backtrace_from(const ehelf_regs *caller, void **ips, int max,
 	if (s) {
 		reader rd = local_reader(caller->r[EHELF_RSP]);
 		/* frame 0's pc is a return address: looked up as pc - 1 */
-		n = unwind_loop(s, caller, &rd, NULL, ips, 0, max, flags, walk,
-				false);
+		n = unwind_loop(s, caller, caller, &rd, NULL, ips, 0, max,
+				flags, walk, false);
 	}
 	process_space_unpin();
 	return n;
 }
 
 /* ehelf_backtrace (getcontext.S) after its entry */
-int ehelf_backtrace_from(void **ips, int max, const ehelf_regs *caller);
-int ehelf_backtrace_from(void **ips, int max, const ehelf_regs *caller)
+int ehelf_backtrace_from(void **ips, int max, ehelf_regs *caller);
+int ehelf_backtrace_from(void **ips, int max, ehelf_regs *caller)
 {
 	return backtrace_from(caller, ips, max, EHELF_UNWIND_NO_FALLBACK, NULL);
 }

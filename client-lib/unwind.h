@@ -49,9 +49,12 @@ typedef struct walk_info {
 /* ehelf_backtrace with unwinding FLAGS from CALLER, the registers of a
  * frame whose pc is a return address (as the assembly entries of
  * ehelf_backtrace and unw_backtrace store them): its pc first into IPS;
- * WALK (may be NULL) says how the walk went. */
-int backtrace_from(const ehelf_regs *caller, void **ips, int max,
-		   unsigned flags, walk_info *walk);
+ * WALK (may be NULL) says how the walk went.  The walk works in *CALLER:
+ * when it stopped on a step that failed (WALK's stop), *CALLER holds the
+ * registers of the last frame, whose pc is the last in IPS; otherwise
+ * its contents are unspecified. */
+int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
+		   walk_info *walk);
 
 /* The process-wide space of ehelf_backtrace and the libunwind API, built
  * on first use, pinned while in use: every process_space_pin() (NULL if it

@@ -334,8 +334,8 @@ static bool in_no_module(uint64_t ra)
 
 /* unw_backtrace is entered in getcontext_unw.S, which stores its caller's
  * registers (see backtrace_from) and calls this */
-int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller);
-int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller)
+int compat_backtrace_from(void **buf, int size, ehelf_regs *caller);
+int compat_backtrace_from(void **buf, int size, ehelf_regs *caller)
 {
 	/* the caller of unw_backtrace first, as libunwind does; modules
 	 * without an eh_elf through libdw */
@@ -345,10 +345,14 @@ int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller)
 	 * Python extension module, say), which libunwind, looking modules
 	 * up with dl_iterate_phdr, would find: look again, as unw_step does;
 	 * not past a signal frame, where this is probably a signal handler
-	 * (a rebuild allocates, reads and maps eh_elfs) */
+	 * (a rebuild allocates, reads and maps eh_elfs).  The walk goes on
+	 * from that last frame, whose registers are in *CALLER (its pc a
+	 * return address: no signal frame was crossed), as a walk from the
+	 * start would have gone with the new space */
 	if (n > 0 && walk.stop == EHELF_E_NOT_COVERED && !walk.signal_seen &&
 	    in_no_module((uint64_t)(uintptr_t)buf[n - 1]) && process_space_refresh())
-		n = backtrace_from(caller, buf, size, 0, NULL);
+		n = n - 1 + backtrace_from(caller, buf + n - 1, size - (n - 1), 0,
+					   NULL);
 	return n;
 }
 
