@@ -375,14 +375,24 @@ marker_step(ehelf_regs *r, step_trace *t, const reader *rd, uint64_t sp,
 			/* rip and rsp; the others where they are (in a line
 			 * or two apart, often not needed: see cached_step) */
 			const greg_t *g = uc->uc_mcontext.gregs;
-			static const int map[EHELF_NREGS] = {
-				REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI,
-				REG_RDI, REG_RBP, REG_RSP, REG_R8, REG_R9,
-				REG_R10, REG_R11, REG_R12, REG_R13, REG_R14,
-				REG_R15, REG_RIP,
-			};
-			for (int i = 0; i < EHELF_NREGS; i++)
-				r->r[i] = (uint64_t)(uintptr_t)&g[map[i]];
+			/* one by one, opaque to the vectorizer: a table of
+			 * the indexes or of vector constants would be another
+			 * cold line or two */
+#define AT(REG, GREG)                                                           \
+			do {                                                    \
+				uint64_t a_ = (uint64_t)(uintptr_t)&g[GREG];    \
+				__asm__("" : "+r"(a_));                         \
+				r->r[REG] = a_;                                 \
+			} while (0)
+			AT(EHELF_RAX, REG_RAX); AT(EHELF_RDX, REG_RDX);
+			AT(EHELF_RCX, REG_RCX); AT(EHELF_RBX, REG_RBX);
+			AT(EHELF_RSI, REG_RSI); AT(EHELF_RDI, REG_RDI);
+			AT(EHELF_RBP, REG_RBP); AT(EHELF_R8, REG_R8);
+			AT(EHELF_R9, REG_R9); AT(EHELF_R10, REG_R10);
+			AT(EHELF_R11, REG_R11); AT(EHELF_R12, REG_R12);
+			AT(EHELF_R13, REG_R13); AT(EHELF_R14, REG_R14);
+			AT(EHELF_R15, REG_R15);
+#undef AT
 			r->r[EHELF_RIP] = (uint64_t)g[REG_RIP];
 			r->r[EHELF_RSP] = (uint64_t)g[REG_RSP];
 			r->valid = EHELF_VALID_REGS | EHELF_SIGNAL_FRAME;
