@@ -167,9 +167,9 @@ static bool regs_equal(const ehelf_regs *a, const ehelf_regs *b)
  * the frame pointer.  Outermost frames are remembered in the cache too (a
  * marker cached_step() never takes): every stack ends in one.  T: the
  * walk's trace as cached_step() left it (step_cache.h), or NULL. */
-static int slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
-			const reader *rd, unsigned flags, uint32_t *path,
-			step_trace *t)
+static inline __attribute__((always_inline)) int
+slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
+	     const reader *rd, unsigned flags, uint32_t *path, step_trace *t)
 {
 	uint64_t pc = r->r[EHELF_RIP] - (exact ? 0 : 1);
 	uint64_t sp = r->r[EHELF_RSP];
@@ -300,55 +300,6 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	return st;
 }
 
-int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
-		const reader *rd, unsigned flags, uint32_t *path,
-		step_trace *trace)
-{
-	uint64_t rip = r->r[EHELF_RIP], sp = r->r[EHELF_RSP];
-	uint64_t rbp = r->r[EHELF_RBP];
-	uint32_t valid = r->valid & EHELF_VALID_REGS;
-	step_trace none = { NULL, false, 0 };
-	if (!trace)
-		trace = &none;
-	uint32_t lazy = 0;
-	if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact,
-			reader_window(rd), rd, trace, &lazy)) {
-		r->r[EHELF_RIP] = rip;
-		r->r[EHELF_RSP] = sp;
-		r->r[EHELF_RBP] = rbp;
-		r->valid = valid;
-		cached_step_load(r, &lazy);
-		*path = EHELF_PATH_EHELF;
-		return EHELF_STEP;
-	}
-	return slow_step(s, r, exact, rd, flags, path, trace);
-}
-
-/*
- * Local unwinding when cold (a sampling profiler's case: the program's
- * work between two samples has evicted the stack's outer part): each
- * cached step waits for the step cache line its rip picks, then for the
- * stack line at its CFA, then the next frame's cache line, and so on.  The
- * stack lines of the frames to come are known in advance, though (the
- * callers' frames are above): they are asked for STACK_AHEAD bytes ahead
- * of the frame, each line once per walk (*PF: the first line not asked
- * for yet), so that their misses overlap the step cache's.  Prefetches do
- * not fault: a line beyond the stack costs nothing but the asking.
- */
-enum { STACK_AHEAD = 1024 };
-
-static inline __attribute__((always_inline)) void
-stack_ahead(uint64_t sp, uint64_t *pf)
-{
-	uint64_t end = sp + STACK_AHEAD;
-	if (*pf < sp) /* the first frame, or after a signal frame's jump */
-		*pf = sp & ~(uint64_t)63;
-	if (end < sp)
-		return;
-	for (; *pf < end; *pf += 64)
-		__builtin_prefetch((const void *)(uintptr_t)*pf);
-}
-
 /*
  * The frame at stack pointer SP when cached_step() declined it on a
  * marker of its trace line (*T): the outermost frame, or a signal frame
@@ -408,6 +359,66 @@ marker_step(ehelf_regs *r, step_trace *t, const reader *rd, uint64_t sp,
 		t->slot = NULL;
 	}
 	return done;
+}
+
+int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
+		const reader *rd, unsigned flags, uint32_t *path,
+		step_trace *trace, uint32_t *lazy)
+{
+	uint64_t rip = r->r[EHELF_RIP], sp = r->r[EHELF_RSP];
+	uint64_t rbp = r->r[EHELF_RBP];
+	uint32_t valid = r->valid & EHELF_VALID_REGS;
+	step_trace none;
+	if (!trace) {
+		none = (step_trace){ NULL, false, 0 };
+		trace = &none;
+	}
+	uint32_t own = 0, *lz = lazy ? lazy : &own;
+	if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact,
+			reader_window(rd), rd, trace, lz)) {
+		r->r[EHELF_RIP] = rip;
+		r->r[EHELF_RSP] = sp;
+		r->r[EHELF_RBP] = rbp;
+		r->valid = valid;
+		if (!lazy)
+			cached_step_load(r, lz);
+		*path = EHELF_PATH_EHELF;
+		return EHELF_STEP;
+	}
+	int st;
+	if (trace->marker && marker_step(r, trace, rd, sp, lz, &st)) {
+		if (!lazy)
+			cached_step_load(r, lz);
+		*path = EHELF_PATH_EHELF;
+		return st;
+	}
+	cached_step_load(r, lz);
+	return slow_step(s, r, exact, rd, flags, path, trace);
+}
+
+/*
+ * Local unwinding when cold (a sampling profiler's case: the program's
+ * work between two samples has evicted the stack's outer part): each
+ * cached step waits for the step cache line its rip picks, then for the
+ * stack line at its CFA, then the next frame's cache line, and so on.  The
+ * stack lines of the frames to come are known in advance, though (the
+ * callers' frames are above): they are asked for STACK_AHEAD bytes ahead
+ * of the frame, each line once per walk (*PF: the first line not asked
+ * for yet), so that their misses overlap the step cache's.  Prefetches do
+ * not fault: a line beyond the stack costs nothing but the asking.
+ */
+enum { STACK_AHEAD = 1024 };
+
+static inline __attribute__((always_inline)) void
+stack_ahead(uint64_t sp, uint64_t *pf)
+{
+	uint64_t end = sp + STACK_AHEAD;
+	if (*pf < sp) /* the first frame, or after a signal frame's jump */
+		*pf = sp & ~(uint64_t)63;
+	if (end < sp)
+		return;
+	for (; *pf < end; *pf += 64)
+		__builtin_prefetch((const void *)(uintptr_t)*pf);
 }
 
 /*

@@ -28,10 +28,13 @@ reader local_reader(uint64_t sp);
  * EHELF_OUTERMOST, or a negative code (EHELF_E_BADREG also for a stack
  * pointer that did not move up); *R is unchanged unless EHELF_STEP.
  * TRACE (may be NULL): the walk's place in the step cache's trace lines
- * (step_cache.h), kept from step to step of one walk. */
+ * (step_cache.h), kept from step to step of one walk.  LAZY (may be NULL:
+ * none): the registers of *R held as the address of their value (local
+ * unwinding: see cached_step()), in and out; all of them are loaded
+ * (*LAZY 0) unless the step is EHELF_STEP. */
 int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		const reader *rd, unsigned flags, uint32_t *path,
-		step_trace *trace);
+		step_trace *trace, uint32_t *lazy);
 
 /* Internal unwinding flag, beside the public EHELF_UNWIND_* (cleared
  * from callers' flags): the step from the first frame of a remote or

@@ -19,6 +19,7 @@
 
 #include "../common/dwarf/fde_lookup.h"
 #include "../common/elf_file.h"
+#include "cached_step.h"
 #include "include/ehelf.h"
 #include "space.h"
 #include "unwind.h"
@@ -42,6 +43,9 @@ typedef struct compat_cursor {
 	step_trace trace; /* the walk's place in the step cache's traces, */
 	const step_cache_entry *trace_cache; /* in this cache (the space may
 					      * be rebuilt between steps) */
+	uint32_t lazy;   /* registers whose regs.r[] is where their value is
+			  * (in the stack, above the frames being walked), as
+			  * libunwind keeps locations: loaded when asked for */
 } compat_cursor;
 
 _Static_assert(sizeof(compat_cursor) <= sizeof(unw_cursor_t),
@@ -97,9 +101,10 @@ static int peek(const compat_cursor *k, ehelf_regs *out)
 	int st = EHELF_E_NOT_COVERED;
 	if (s) {
 		reader rd = local_reader(k->regs.r[EHELF_RSP]);
-		uint32_t path;
+		uint32_t path, lazy = k->lazy;
 		*out = k->regs;
-		st = unwind_step(s, out, k->exact, &rd, 0, &path, NULL);
+		cached_step_load(out, &lazy);
+		st = unwind_step(s, out, k->exact, &rd, 0, &path, NULL, NULL);
 	}
 	process_space_unpin();
 	return st;
@@ -122,7 +127,7 @@ COMPAT int _ULx86_64_step(unw_cursor_t *c)
 				k->trace_cache = space_cache(s);
 			}
 			st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path,
-					 &k->trace);
+					 &k->trace, &k->lazy);
 			unknown = st == EHELF_E_NOT_COVERED &&
 				  !space_find(s, k->regs.r[EHELF_RIP] - !k->exact);
 		}
@@ -152,6 +157,11 @@ COMPAT int _ULx86_64_get_reg(unw_cursor_t *c, unw_regnum_t reg, unw_word_t *v)
 	if (reg >= 0 && reg < EHELF_NREGS) { /* libunwind uses DWARF order */
 		if (!((k->regs.valid >> reg) & 1))
 			return -UNW_EBADREG;
+		if ((k->lazy >> reg) & 1) {
+			memcpy(&k->regs.r[reg],
+			       (const void *)(uintptr_t)k->regs.r[reg], 8);
+			k->lazy &= ~(1u << reg);
+		}
 		*v = k->regs.r[reg];
 		return 0;
 	}
@@ -172,6 +182,7 @@ COMPAT int _ULx86_64_set_reg(unw_cursor_t *c, unw_regnum_t reg, unw_word_t v)
 		return k ? -UNW_EBADREG : -UNW_EINVAL;
 	k->regs.r[reg] = v;
 	k->regs.valid |= 1u << reg;
+	k->lazy &= ~(1u << reg);
 	return 0;
 }
 
@@ -300,6 +311,7 @@ COMPAT int _ULx86_64_resume(unw_cursor_t *c)
 	compat_cursor *k = C(c);
 	if (!k)
 		return -UNW_EINVAL;
+	cached_step_load(&k->regs, &k->lazy);
 	ehelf_compat_resume(&k->regs); /* does not return */
 	return -UNW_EINVAL;
 }
