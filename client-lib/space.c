@@ -149,6 +149,16 @@ static void step_cache_clear(step_cache_entry *c)
 		memset(c, 0, size);
 }
 
+void space_cache_populate(ehelf_space *s)
+{
+	/* a write to each page (the cache is zero, and not yet used: the
+	 * space is being built), so that each is faulted in once, here,
+	 * rather than twice (the zero page, then a copy) while unwinding */
+	volatile char *c = (volatile char *)space_cache(s);
+	for (size_t off = 0; off < STEP_CACHE_MAP_BYTES; off += 4096)
+		c[off] = 0;
+}
+
 ehelf_space *ehelf_space_new(void)
 {
 	/* the space, then its cache (space_cache()), zero until touched */

@@ -56,6 +56,13 @@ static inline step_cache_entry *space_cache(const ehelf_space *s)
 	return (step_cache_entry *)(uintptr_t)((uintptr_t)s + SPACE_CACHE_OFFSET);
 }
 
+/* Fault in every page of S's step cache now (768 KiB of memory, instead
+ * of only the pages touched): for the process-wide space, whose unwinds
+ * are mostly a sampling profiler's, in signal handlers, where each page
+ * met first cost two page faults (a read maps the zero page, the fill's
+ * write copies it).  Before S is used. */
+void space_cache_populate(ehelf_space *s);
+
 /* The module containing runtime address PC, or NULL.  No allocation. */
 const module *space_find(const ehelf_space *s, uint64_t pc);
 
