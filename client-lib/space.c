@@ -151,12 +151,13 @@ static void step_cache_clear(step_cache_entry *c)
 
 void space_cache_populate(ehelf_space *s)
 {
-	/* a write to each page (the cache is zero, and not yet used: the
-	 * space is being built), so that each is faulted in once, here,
-	 * rather than twice (the zero page, then a copy) while unwinding */
-	volatile char *c = (volatile char *)space_cache(s);
-	for (size_t off = 0; off < STEP_CACHE_MAP_BYTES; off += 4096)
-		c[off] = 0;
+	/* a write to each page (an atomic or of 0: the word is unchanged,
+	 * whoever else reads or fills it), so that each is faulted in once,
+	 * here, rather than twice (the zero page, then a copy) while
+	 * unwinding */
+	step_cache_entry *c = space_cache(s);
+	for (size_t i = 0; i < STEP_CACHE_MAP_BYTES / sizeof *c; i += 4096 / sizeof *c)
+		__atomic_fetch_or(&c[i].key, 0, __ATOMIC_RELAXED);
 }
 
 ehelf_space *ehelf_space_new(void)
@@ -443,6 +444,9 @@ int ehelf_space_load_self(ehelf_space *s)
 		return null_space("ehelf_space_load_self");
 	load l = { .s = s };
 	dl_iterate_phdr(self_module, &l);
+	/* this process's space: its unwinds are local, often a sampling
+	 * profiler's in a signal handler (space_cache_populate()) */
+	space_cache_populate(s);
 	return load_end(&l);
 }
 

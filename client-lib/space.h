@@ -57,10 +57,10 @@ static inline step_cache_entry *space_cache(const ehelf_space *s)
 }
 
 /* Fault in every page of S's step cache now (768 KiB of memory, instead
- * of only the pages touched): for the process-wide space, whose unwinds
- * are mostly a sampling profiler's, in signal handlers, where each page
- * met first cost two page faults (a read maps the zero page, the fill's
- * write copies it).  Before S is used. */
+ * of only the pages touched): for the spaces of this process
+ * (ehelf_space_load_self), whose unwinds are often a sampling profiler's,
+ * in signal handlers, where each page met first cost two page faults (a
+ * read maps the zero page, the fill's write copies it). */
 void space_cache_populate(ehelf_space *s);
 
 /* The module containing runtime address PC, or NULL.  No allocation. */

@@ -628,8 +628,7 @@ static int rebuild(bool *swapped)
 	ehelf_space *s = ehelf_space_new();
 	if (!s)
 		return ERR_NOMEM; /* the message is set */
-	int rc = ehelf_space_load_self(s);
-	space_cache_populate(s); /* no page faults in a profiler's handler */
+	int rc = ehelf_space_load_self(s); /* (its cache faulted in) */
 	*swapped = true;
 	pthread_mutex_lock(&global_lock);
 	ehelf_space *old = atomic_exchange(&global_space, s);
