@@ -142,6 +142,17 @@ _Static_assert(STEP_CACHE_SETS == 8192 && STEP_CACHE_WAYS == 4 &&
 _Static_assert(sizeof(ehelf_space) <= SPACE_CACHE_OFFSET,
 	       "a space fits in the page before its step cache");
 
+/* The space holds the heap pointers of its modules: under LeakSanitizer,
+ * which does not look into mappings, its page is a root. */
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#define LSAN_ROOT(s) __lsan_register_root_region((s), sizeof *(s))
+#define LSAN_UNROOT(s) __lsan_unregister_root_region((s), sizeof *(s))
+#else
+#define LSAN_ROOT(s) ((void)(s))
+#define LSAN_UNROOT(s) ((void)(s))
+#endif
+
 static void step_cache_clear(step_cache_entry *c)
 {
 	size_t size = STEP_CACHE_MAP_BYTES;
@@ -166,9 +177,10 @@ ehelf_space *ehelf_space_new(void)
 	void *m = mmap(NULL, SPACE_CACHE_OFFSET + STEP_CACHE_MAP_BYTES,
 		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ehelf_space *s = m == MAP_FAILED ? NULL : m;
-	if (s)
+	if (s) {
 		s->cache = space_cache(s);
-	else
+		LSAN_ROOT(s);
+	} else
 		ehelf_set_error("out of memory");
 	return s;
 }
@@ -211,6 +223,7 @@ void ehelf_space_free(ehelf_space *s)
 		module_free(s->mods[i]);
 	free(s->mods);
 	free(s->starts);
+	LSAN_UNROOT(s);
 	munmap(s, SPACE_CACHE_OFFSET + STEP_CACHE_MAP_BYTES);
 }
 
