@@ -43,6 +43,18 @@ static inline window reader_window(const reader *rd)
 	return (window){ (uint64_t)(uintptr_t)&ehelf_no_window, 0, 0 };
 }
 
+/* Load the registers of R that cached_step() (or the unwinding loop, for
+ * a signal frame) left as addresses (LAZY's bits, never rip's nor rsp's);
+ * *LAZY becomes 0. */
+static inline void cached_step_load(ehelf_regs *r, uint32_t *lazy)
+{
+	for (uint32_t lz = *lazy; lz; lz &= lz - 1) {
+		int i = __builtin_ctz(lz);
+		memcpy(&r->r[i], (const void *)(uintptr_t)r->r[i], 8);
+	}
+	*lazy = 0;
+}
+
 /* The slots of a step cache entry's p: byte K for register REG (rbp, byte
  * 3, is handled apart: it is one of the loop's locals). */
 #define CACHE_SLOTS(X)                                                          \
@@ -60,71 +72,133 @@ static inline window reader_window(const reader *rd)
  * and are read directly; otherwise they go through the reader (remote
  * unwinding) or the complete way (local: it grows the known range).
  *
+ * The entry comes from the walk's trace line *T when it goes on with this
+ * frame's pc, else from this pc's own trace line, else from the sets (and
+ * is recorded into a trace line: step_cache.h).  Declining, it leaves in
+ * *T the trace line entry for this frame (see step_trace), if any.
+ *
  * Only rip, rsp, rbp and valid take part from frame to frame; the loop
  * keeps them in locals (machine registers), the other registers in R.
+ * Those loaded directly are not loaded yet: r->r[REG] (*RBP for rbp) is
+ * where the value is (a host address, inside the window), and bit REG of
+ * *LAZY is set (only rbx, rbp and r12-r15): a walk that only wants the
+ * pcs does not wait for (nor miss the cache on) stack lines that hold
+ * nothing else; rbp is loaded for a CFA computed from it, the others by
+ * cached_step_load() when needed (the caller stores *RBP into R first).
  */
 static inline __attribute__((always_inline)) bool
 cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 	    uint32_t *valid, ehelf_regs *r, bool exact, window w,
-	    const reader *rd)
+	    const reader *rd, step_trace *t, uint32_t *lazy)
 {
-	const step_cache_entry *e = step_cache_set(s->cache, *rip);
 	uint64_t want = *rip - !exact;
 	uint64_t p, x;
-	/* the ways in order: way 0 holds the last pc filled */
-	for (int k = 0;; k++) {
-		p = __atomic_load_n(&e[k].p, __ATOMIC_RELAXED);
-		x = step_cache_x(__atomic_load_n(&e[k].key, __ATOMIC_RELAXED), p);
-		if ((p & STEP_CACHE_SET) && STEP_CACHE_PC(x) == want)
-			break;
-		if (k == STEP_CACHE_WAYS - 1)
-			return false;
+	step_cache_entry *slot = t->slot;
+	if (slot && !t->record && step_cache_match(slot, want, &p, &x)) {
+		slot++; /* the trace goes on: no other line to wait for */
+	} else {
+		if (slot && !t->record && step_cache_marked(p, x, want))
+			goto marker;
+		/* recorded at the trace's next entry (the path has left the
+		 * trace there, or is being recorded), else into this pc's
+		 * own trace line; unless, outside a recording, that line
+		 * starts with this pc: it goes on from there */
+		step_cache_entry *to = slot;
+		if (!slot || !t->record) {
+			step_cache_entry *own = step_trace_line(space_cache(s), want);
+			if (step_cache_match(own, want, &p, &x)) {
+				t->record = false;
+				slot = own + 1;
+				goto found;
+			}
+			if (step_cache_marked(p, x, want)) {
+				slot = own;
+				goto marker;
+			}
+			if (!slot)
+				to = own;
+		}
+		/* from the sets; the ways in order (way 0 holds the last pc
+		 * filled) */
+		const step_cache_entry *e = step_cache_set(space_cache(s), *rip);
+		for (int k = 0;; k++) {
+			if (step_cache_match(&e[k], want, &p, &x))
+				break;
+			if (k == STEP_CACHE_WAYS - 1) {
+				/* the slow step records what it finds there */
+				t->slot = to;
+				t->record = true;
+				t->marker = 0;
+				return false;
+			}
+		}
+		__atomic_store_n(&to->p, p, __ATOMIC_RELAXED);
+		__atomic_store_n(&to->key, x ^ p * STEP_CACHE_MIX, __ATOMIC_RELAXED);
+		t->record = true;
+		slot = to + 1;
 	}
+	if (0) {
+marker: /* the slow step takes it from the marker, without the sets */
+		t->slot = slot;
+		t->record = false;
+		t->marker = p;
+		return false;
+	}
+found:;
+	step_cache_entry *next = (uintptr_t)slot % (STEP_CACHE_WAYS * sizeof *slot)
+				 ? slot : NULL;
 	bool from_rbp = p & STEP_CACHE_CFA_RBP;
 	if (from_rbp && !((*valid >> EHELF_RBP) & 1))
-		return false;
-	uint64_t base = from_rbp ? *rbp : *rsp;
+		goto decline;
+	uint64_t base = *rsp;
+	if (from_rbp) {
+		base = *rbp;
+		if ((*lazy >> EHELF_RBP) & 1) /* where it is, inside the window */
+			memcpy(&base, (const void *)(uintptr_t)base, 8);
+	}
 	uint64_t cfa = base + (uint64_t)STEP_CACHE_CFA(p);
 	uint32_t v = *valid | (1u << EHELF_RSP) | (1u << EHELF_RIP);
 	uint64_t first = cfa + (uint64_t)STEP_CACHE_LOWEST(x);
 	uint64_t last = cfa + (uint64_t)STEP_CACHE_HIGHEST(x);
 	uint64_t nrip, nrbp = *rbp;
+	uint32_t lz = *lazy;
 	if (first - w.lo <= w.span8 && last - w.lo <= w.span8) {
 		memcpy(&nrip, (const void *)(uintptr_t)(cfa - 8 + w.delta), 8);
 		if (nrip == 0 || cfa <= *rsp)
-			return false;
+			goto decline;
 #define DIRECT(K, REG)                                                          \
 		{                                                               \
 			int8_t w_ = (int8_t)(uint8_t)(p >> (8 * (K)));          \
 			if ((uint8_t)w_ != STEP_CACHE_KEPT) {                   \
-				memcpy(&r->r[REG], (const void *)(uintptr_t)    \
-				       (cfa + (uint64_t)(int64_t)w_ * 8 + w.delta), 8); \
+				r->r[REG] = cfa + (uint64_t)(int64_t)w_ * 8 +   \
+					    w.delta;                            \
 				v |= 1u << (REG);                               \
+				lz |= 1u << (REG);                              \
 			}                                                       \
 		}
 		CACHE_SLOTS(DIRECT)
 #undef DIRECT
 		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
-			memcpy(&nrbp, (const void *)(uintptr_t)
-			       (cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 + w.delta), 8);
+			nrbp = cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 + w.delta;
 			v |= 1u << EHELF_RBP;
+			lz |= 1u << EHELF_RBP;
 		}
 	} else if (!rd->local) {
 		/* through the reader: everything read before anything is
 		 * written, since a read may fail */
 		uint64_t got[8];
 		if (rd->read(rd->arg, cfa - 8, &got[0]) != 0)
-			return false;
+			goto decline;
 		nrip = got[0];
 		if (nrip == 0 || cfa <= *rsp)
-			return false;
+			goto decline;
 #define READ(K, REG)                                                            \
 		{                                                               \
 			int8_t w_ = (int8_t)(uint8_t)(p >> (8 * (K)));          \
 			if ((uint8_t)w_ != STEP_CACHE_KEPT &&                   \
 			    rd->read(rd->arg, cfa + (uint64_t)(int64_t)w_ * 8,  \
 				     &got[K]) != 0)                             \
-				return false;                                   \
+				goto decline;                                   \
 		}
 		CACHE_SLOTS(READ)
 		READ(3, EHELF_RBP)
@@ -133,21 +207,29 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 		if ((uint8_t)(p >> (8 * (K))) != STEP_CACHE_KEPT) {             \
 			r->r[REG] = got[K];                                     \
 			v |= 1u << (REG);                                       \
+			lz &= ~(1u << (REG));                                   \
 		}
 		CACHE_SLOTS(COMMIT)
 #undef COMMIT
 		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
 			nrbp = got[3];
 			v |= 1u << EHELF_RBP;
+			lz &= ~(1u << EHELF_RBP);
 		}
 	} else {
-		return false;
+		goto decline;
 	}
 	*rip = nrip;
 	*rsp = cfa;
 	*rbp = nrbp;
 	*valid = v;
+	*lazy = lz;
+	t->slot = next;
 	return true;
+decline: /* the frame's row is known, the step is not for the cache */
+	t->slot = NULL;
+	t->marker = 0;
+	return false;
 }
 
 #endif

@@ -126,7 +126,8 @@ int module_attach(module *m)
 
 /* ---- spaces --------------------------------------------------------------- */
 
-/* The step cache lives in a mapping of its own: its pages are zero until
+/* The step cache lives in a mapping of its own (with the space: see
+ * space_cache()): its pages are zero until
  * touched (a space that unwinds little costs little), and clearing it
  * drops them (MADV_DONTNEED) instead of writing them all; a thread
  * unwinding meanwhile reads either an entry or zeros, both safe (an
@@ -134,31 +135,52 @@ int module_attach(module *m)
 /* what ehelf.h says of its size */
 _Static_assert(STEP_CACHE_SETS == 8192 && STEP_CACHE_WAYS == 4 &&
 	       sizeof(step_cache_entry) == 16 &&
-	       STEP_CACHE_SIZE * sizeof(step_cache_entry) == 512 * 1024,
+	       STEP_CACHE_SIZE * sizeof(step_cache_entry) == 512 * 1024 &&
+	       STEP_CACHE_MAP_BYTES == 768 * 1024,
 	       "ehelf.h documents the step cache's size: update it");
 
-static step_cache_entry *step_cache_new(void)
-{
-	void *m = mmap(NULL, STEP_CACHE_SIZE * sizeof(step_cache_entry),
-		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
-}
+_Static_assert(sizeof(ehelf_space) <= SPACE_CACHE_OFFSET,
+	       "a space fits in the page before its step cache");
+
+/* The space holds the heap pointers of its modules: under LeakSanitizer,
+ * which does not look into mappings, its page is a root. */
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#define LSAN_ROOT(s) __lsan_register_root_region((s), sizeof *(s))
+#define LSAN_UNROOT(s) __lsan_unregister_root_region((s), sizeof *(s))
+#else
+#define LSAN_ROOT(s) ((void)(s))
+#define LSAN_UNROOT(s) ((void)(s))
+#endif
 
 static void step_cache_clear(step_cache_entry *c)
 {
-	size_t size = STEP_CACHE_SIZE * sizeof *c;
+	size_t size = STEP_CACHE_MAP_BYTES;
 	if (madvise(c, size, MADV_DONTNEED) != 0)
 		memset(c, 0, size);
 }
 
+void space_cache_populate(ehelf_space *s)
+{
+	/* a write to each page (an atomic or of 0: the word is unchanged,
+	 * whoever else reads or fills it), so that each is faulted in once,
+	 * here, rather than twice (the zero page, then a copy) while
+	 * unwinding */
+	step_cache_entry *c = space_cache(s);
+	for (size_t i = 0; i < STEP_CACHE_MAP_BYTES / sizeof *c; i += 4096 / sizeof *c)
+		__atomic_fetch_or(&c[i].key, 0, __ATOMIC_RELAXED);
+}
+
 ehelf_space *ehelf_space_new(void)
 {
-	ehelf_space *s = calloc(1, sizeof *s);
-	if (s && !(s->cache = step_cache_new())) {
-		free(s);
-		s = NULL;
-	}
-	if (!s)
+	/* the space, then its cache (space_cache()), zero until touched */
+	void *m = mmap(NULL, SPACE_CACHE_OFFSET + STEP_CACHE_MAP_BYTES,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ehelf_space *s = m == MAP_FAILED ? NULL : m;
+	if (s) {
+		s->cache = space_cache(s);
+		LSAN_ROOT(s);
+	} else
 		ehelf_set_error("out of memory");
 	return s;
 }
@@ -201,8 +223,8 @@ void ehelf_space_free(ehelf_space *s)
 		module_free(s->mods[i]);
 	free(s->mods);
 	free(s->starts);
-	munmap(s->cache, STEP_CACHE_SIZE * sizeof *s->cache);
-	free(s);
+	LSAN_UNROOT(s);
+	munmap(s, SPACE_CACHE_OFFSET + STEP_CACHE_MAP_BYTES);
 }
 
 const module *space_find(const ehelf_space *s, uint64_t pc)
@@ -435,6 +457,9 @@ int ehelf_space_load_self(ehelf_space *s)
 		return null_space("ehelf_space_load_self");
 	load l = { .s = s };
 	dl_iterate_phdr(self_module, &l);
+	/* this process's space: its unwinds are local, often a sampling
+	 * profiler's in a signal handler (space_cache_populate()) */
+	space_cache_populate(s);
 	return load_end(&l);
 }
 

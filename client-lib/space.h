@@ -45,6 +45,24 @@ struct ehelf_space {
 					   * replaced ones (unwind.c) */
 };
 
+/* A space is the first page of its step cache's mapping, the cache
+ * (s->cache) the rest: space_cache(S) is s->cache without a load, so that
+ * a walk through the cache does not touch the space's own line (a miss per
+ * walk when sampling: the program's work in between evicts it). */
+enum { SPACE_CACHE_OFFSET = 4096 };
+
+static inline step_cache_entry *space_cache(const ehelf_space *s)
+{
+	return (step_cache_entry *)(uintptr_t)((uintptr_t)s + SPACE_CACHE_OFFSET);
+}
+
+/* Fault in every page of S's step cache now (768 KiB of memory, instead
+ * of only the pages touched): for the spaces of this process
+ * (ehelf_space_load_self), whose unwinds are often a sampling profiler's,
+ * in signal handlers, where each page met first cost two page faults (a
+ * read maps the zero page, the fill's write copies it). */
+void space_cache_populate(ehelf_space *s);
+
 /* The module containing runtime address PC, or NULL.  No allocation. */
 const module *space_find(const ehelf_space *s, uint64_t pc);
 

@@ -27,6 +27,7 @@
 #define EHELF_CLIENT_STEP_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -86,6 +87,102 @@ static inline step_cache_entry *step_cache_set(step_cache_entry *cache,
 		       (STEP_CACHE_SETS - 1))];
 }
 
+/* Whether E is a summary entry for lookup pc WANT; its payload into *P,
+ * its X (see key) into *X. */
+static inline bool step_cache_match(const step_cache_entry *e, uint64_t want,
+				    uint64_t *p, uint64_t *x)
+{
+	*p = __atomic_load_n(&e->p, __ATOMIC_RELAXED);
+	*x = step_cache_x(__atomic_load_n(&e->key, __ATOMIC_RELAXED), *p);
+	return (*p & STEP_CACHE_SET) && STEP_CACHE_PC(*x) == want;
+}
+
+/*
+ * Traces: STEP_TRACE_LINES more lines of four entries, after the sets in
+ * the same mapping (cleared with them).  A trace line holds the entries
+ * of up to four frames in the order a walk last met them, callee first,
+ * and is found by the first one's lookup pc (direct-mapped): a walk whose
+ * frame starts a line takes the next frames' entries from that line while
+ * their pcs match, so that a stack seen before costs one cache line per
+ * four frames instead of one per frame (when sampling, each is a miss on
+ * the critical path, the return address it checks decides the next).  A
+ * frame whose pc starts no line starts recording one: its entry, from
+ * the sets, into way 0 of its line, and the next frames' (from the sets)
+ * into the following ways.  Entries are the sets' entries, copied whole
+ * and checked the same way, so a line torn or stale is only a miss.
+ */
+enum { STEP_TRACE_BITS = 12, STEP_TRACE_LINES = 1 << STEP_TRACE_BITS };
+
+/* The bytes of a space's mapping: the sets, then the trace lines. */
+#define STEP_CACHE_MAP_BYTES                                                   \
+	((size_t)(STEP_CACHE_SIZE + STEP_TRACE_LINES * STEP_CACHE_WAYS) *      \
+	 sizeof(step_cache_entry))
+
+/* The trace line (STEP_CACHE_WAYS entries) starting with lookup pc PC. */
+static inline step_cache_entry *step_trace_line(step_cache_entry *cache,
+						uint64_t pc)
+{
+	return &cache[STEP_CACHE_SIZE +
+		      STEP_CACHE_WAYS * ((pc ^ (pc >> (STEP_TRACE_BITS + 1)) ^
+					  (pc >> 2 * (STEP_TRACE_BITS + 1))) &
+					 (STEP_TRACE_LINES - 1))];
+}
+
+/* A walk's place in the trace lines: the next entry of its current line
+ * (NULL: none, look the next frame's line up), to be compared with the
+ * next frame's pc, or (RECORD) overwritten with its entry.  Zero to
+ * start.  When cached_step() declines a frame, SLOT is the frame's own
+ * entry in a trace line, if any: MARKER, the payload of the outermost or
+ * signal marker (below) found there for the frame's pc, or (RECORD) where
+ * the slow step records the frame's entry, set or marker, if it finds
+ * one (step_trace_record()); the slow step leaves SLOT at the next entry,
+ * or NULL. */
+typedef struct step_trace {
+	step_cache_entry *slot;
+	bool record;
+	uint64_t marker;
+} step_trace;
+
+/* The entry after AT in its trace line, or NULL at the line's end. */
+static inline step_cache_entry *step_trace_next(step_cache_entry *at)
+{
+	at++;
+	return (uintptr_t)at % (STEP_CACHE_WAYS * sizeof *at) ? at : NULL;
+}
+
+/* Whether the entry of payload P and X (see key) is an outermost or a
+ * signal marker (below) for lookup pc WANT. */
+#define STEP_CACHE_OUTERMOST_P 0x4u
+#define STEP_CACHE_SIGNAL_P 0x8u
+static inline bool step_cache_marked(uint64_t p, uint64_t x, uint64_t want)
+{
+	return (p == STEP_CACHE_OUTERMOST_P || p == STEP_CACHE_SIGNAL_P) &&
+	       STEP_CACHE_PC(x) == want;
+}
+
+/* After a slow step of the frame whose lookup pc is PC: copy SET's entry
+ * for PC (of any kind), if it has one, to the trace line entry where *T
+ * records (see step_trace), and go on recording after it; else leave the
+ * trace line. */
+static inline void step_trace_record(step_trace *t,
+				     const step_cache_entry *set, uint64_t pc)
+{
+	step_cache_entry *to = t ? t->slot : NULL;
+	if (!to || !t->record)
+		return;
+	t->slot = NULL;
+	for (int w = 0; w < STEP_CACHE_WAYS; w++) {
+		uint64_t p = __atomic_load_n(&set[w].p, __ATOMIC_RELAXED);
+		uint64_t key = __atomic_load_n(&set[w].key, __ATOMIC_RELAXED);
+		if (p && STEP_CACHE_PC(step_cache_x(key, p)) == pc) {
+			__atomic_store_n(&to->p, p, __ATOMIC_RELAXED);
+			__atomic_store_n(&to->key, key, __ATOMIC_RELAXED);
+			t->slot = step_trace_next(to);
+			return;
+		}
+	}
+}
+
 /* Fill SET for lookup pc PC from the summary SUM (nonzero); rows the
  * cache cannot hold (see above) are left out. */
 void step_cache_fill(step_cache_entry *set, uint64_t pc, uint64_t sum);
@@ -93,12 +190,11 @@ void step_cache_fill(step_cache_entry *set, uint64_t pc, uint64_t sum);
 /*
  * Outermost frames (the return address undefined at PC: _start, clone,
  * thread entry points) have no summary but end every stack: a set
- * remembers them with a marker whose payload lacks STEP_CACHE_SET, so that
+ * remembers them with a marker (STEP_CACHE_OUTERMOST_P, above; trace lines
+ * copy it as any entry) whose payload lacks STEP_CACHE_SET, so that
  * cached_step() never takes it (no cost on the hot path).  The slow path
  * asks step_cache_is_outermost() before looking the row up.
  */
-#define STEP_CACHE_OUTERMOST_P 0x4u
-
 void step_cache_fill_outermost(step_cache_entry *set, uint64_t pc);
 
 static inline bool step_cache_is_outermost(const step_cache_entry *set,
@@ -122,9 +218,8 @@ static inline bool step_cache_is_outermost(const step_cache_entry *set,
  * signal handler crosses one) is remembered with a marker of its own, so
  * that the slow path reads the ucontext directly instead of looking the
  * module, the eh_elf's row and its code up (cold lines, when sampling).
+ * (STEP_CACHE_SIGNAL_P, above.)
  */
-#define STEP_CACHE_SIGNAL_P 0x8u
-
 void step_cache_fill_signal(step_cache_entry *set, uint64_t pc);
 
 static inline bool step_cache_is_signal(const step_cache_entry *set,

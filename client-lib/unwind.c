@@ -165,21 +165,44 @@ static bool regs_equal(const ehelf_regs *a, const ehelf_regs *b)
 /* unwind_step() when the step cache could not do it: the module's eh_elf
  * (through the row's summary, which fills the cache), else libdw, else
  * the frame pointer.  Outermost frames are remembered in the cache too (a
- * marker cached_step() never takes): every stack ends in one. */
-static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
-		     const reader *rd, unsigned flags, uint32_t *path)
+ * marker cached_step() never takes): every stack ends in one.  T: the
+ * walk's trace as cached_step() left it (step_cache.h), or NULL. */
+static inline __attribute__((always_inline)) int
+slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
+	     const reader *rd, unsigned flags, uint32_t *path, step_trace *t)
 {
 	uint64_t pc = r->r[EHELF_RIP] - (exact ? 0 : 1);
 	uint64_t sp = r->r[EHELF_RSP];
 	int st = EHELF_E_NOT_COVERED;
 	ehelf_regs tmp;
-	step_cache_entry *e = step_cache_set(s->cache, r->r[EHELF_RIP]);
+	/* a marker from the trace line: the set's line is not needed */
+	uint64_t marker = t ? t->marker : 0;
+	if (t) {
+		t->marker = 0;
+		if (!t->record) /* the marker's: followed on after it */
+			t->slot = t->slot ? step_trace_next(t->slot) : NULL;
+	}
+	if (marker == STEP_CACHE_OUTERMOST_P) {
+		*path = EHELF_PATH_EHELF;
+		return EHELF_OUTERMOST;
+	}
+	if (marker == STEP_CACHE_SIGNAL_P && rd->local &&
+	    signal_frame_regs(rd->arg, sp, &tmp) && tmp.r[EHELF_RIP] != 0) {
+		*path = EHELF_PATH_EHELF;
+		regs_copy(r, &tmp);
+		return EHELF_STEP;
+	}
+	if (t && !t->record)
+		t->slot = NULL;
+	step_cache_entry *e = step_cache_set(space_cache(s), r->r[EHELF_RIP]);
 	if (step_cache_is_outermost(e, pc)) {
+		step_trace_record(t, e, pc);
 		*path = EHELF_PATH_EHELF;
 		return EHELF_OUTERMOST;
 	}
 	if (rd->local && step_cache_is_signal(e, pc) &&
 	    signal_frame_regs(rd->arg, sp, &tmp) && tmp.r[EHELF_RIP] != 0) {
+		step_trace_record(t, e, pc);
 		*path = EHELF_PATH_EHELF;
 		regs_copy(r, &tmp);
 		return EHELF_STEP;
@@ -192,6 +215,7 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	if (sum) {
 		/* a common row: computed here from its summary, and cached */
 		step_cache_fill(e, pc, sum);
+		step_trace_record(t, e, pc);
 		/* the space is const to unwinders; this flag is theirs to set */
 		atomic_store_explicit(&((ehelf_space *)s)->cache_used, true,
 				      memory_order_relaxed);
@@ -222,6 +246,7 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		}
 		if (st == EHELF_OUTERMOST) { /* the row's, whatever the registers */
 			step_cache_fill_outermost(e, pc);
+			step_trace_record(t, e, pc);
 			atomic_store_explicit(&((ehelf_space *)s)->cache_used, true,
 					      memory_order_relaxed);
 		} else if (st == EHELF_STEP && rd->local &&
@@ -229,6 +254,7 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 			ehelf_regs u;
 			if (signal_frame_regs(rd->arg, sp, &u) && regs_equal(&u, &tmp)) {
 				step_cache_fill_signal(e, pc);
+				step_trace_record(t, e, pc);
 				atomic_store_explicit(&((ehelf_space *)s)->cache_used,
 						      true, memory_order_relaxed);
 			}
@@ -263,22 +289,111 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	return EHELF_STEP;
 }
 
+static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
+		     const reader *rd, unsigned flags, uint32_t *path,
+		     step_trace *t)
+{
+	step_cache_entry *at = t && t->record ? t->slot : NULL;
+	int st = slow_step_of(s, r, exact, rd, flags, path, t);
+	if (at && t->slot == at) /* nothing recorded there: leave the line */
+		t->slot = NULL;
+	return st;
+}
+
+/*
+ * The frame at stack pointer SP when cached_step() declined it on a
+ * marker of its trace line (*T): the outermost frame, or a signal frame
+ * whose caller is the kernel's ucontext at SP, straight into *R (no copy,
+ * no call: every sample a profiler takes crosses one): rip and rsp, the
+ * others as addresses in the ucontext (*LAZY, see cached_step()).  True with *ST EHELF_OUTERMOST or EHELF_STEP (as slow_step
+ * would say), else false: slow_step does the frame.
+ */
+static inline __attribute__((always_inline)) bool
+marker_step(ehelf_regs *r, step_trace *t, const reader *rd, uint64_t sp,
+	    uint32_t *lazy, int *st)
+{
+	bool done = false;
+	if (t->marker == STEP_CACHE_OUTERMOST_P) {
+		*st = EHELF_OUTERMOST;
+		done = true;
+	} else if (t->marker == STEP_CACHE_SIGNAL_P && rd->local) {
+		const local_range *k = rd->arg;
+		const ucontext_t *uc = (const ucontext_t *)(uintptr_t)sp;
+		const uint64_t need = offsetof(ucontext_t, uc_mcontext.gregs) +
+				      sizeof(gregset_t);
+		if (sp >= k->lo && sp < k->hi && k->hi - sp >= need &&
+		    uc->uc_mcontext.gregs[REG_RIP] != 0) {
+			/* rip and rsp; the others where they are (in a line
+			 * or two apart, often not needed: see cached_step) */
+			const greg_t *g = uc->uc_mcontext.gregs;
+			/* one by one, opaque to the vectorizer: a table of
+			 * the indexes or of vector constants would be another
+			 * cold line or two */
+#define AT(REG, GREG)                                                           \
+			do {                                                    \
+				uint64_t a_ = (uint64_t)(uintptr_t)&g[GREG];    \
+				__asm__("" : "+r"(a_));                         \
+				r->r[REG] = a_;                                 \
+			} while (0)
+			AT(EHELF_RAX, REG_RAX); AT(EHELF_RDX, REG_RDX);
+			AT(EHELF_RCX, REG_RCX); AT(EHELF_RBX, REG_RBX);
+			AT(EHELF_RSI, REG_RSI); AT(EHELF_RDI, REG_RDI);
+			AT(EHELF_RBP, REG_RBP); AT(EHELF_R8, REG_R8);
+			AT(EHELF_R9, REG_R9); AT(EHELF_R10, REG_R10);
+			AT(EHELF_R11, REG_R11); AT(EHELF_R12, REG_R12);
+			AT(EHELF_R13, REG_R13); AT(EHELF_R14, REG_R14);
+			AT(EHELF_R15, REG_R15);
+#undef AT
+			r->r[EHELF_RIP] = (uint64_t)g[REG_RIP];
+			r->r[EHELF_RSP] = (uint64_t)g[REG_RSP];
+			r->valid = EHELF_VALID_REGS | EHELF_SIGNAL_FRAME;
+			*lazy = EHELF_VALID_REGS & ~((1u << EHELF_RIP) |
+						     (1u << EHELF_RSP));
+			*st = EHELF_STEP;
+			done = true;
+		}
+	}
+	if (done) { /* the interrupted frame: its own line */
+		t->marker = 0;
+		t->record = false;
+		t->slot = NULL;
+	}
+	return done;
+}
+
 int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
-		const reader *rd, unsigned flags, uint32_t *path)
+		const reader *rd, unsigned flags, uint32_t *path,
+		step_trace *trace, uint32_t *lazy)
 {
 	uint64_t rip = r->r[EHELF_RIP], sp = r->r[EHELF_RSP];
 	uint64_t rbp = r->r[EHELF_RBP];
 	uint32_t valid = r->valid & EHELF_VALID_REGS;
+	step_trace none;
+	if (!trace) {
+		none = (step_trace){ NULL, false, 0 };
+		trace = &none;
+	}
+	uint32_t own = 0, *lz = lazy ? lazy : &own;
 	if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact,
-			reader_window(rd), rd)) {
+			reader_window(rd), rd, trace, lz)) {
 		r->r[EHELF_RIP] = rip;
 		r->r[EHELF_RSP] = sp;
 		r->r[EHELF_RBP] = rbp;
 		r->valid = valid;
+		if (!lazy)
+			cached_step_load(r, lz);
 		*path = EHELF_PATH_EHELF;
 		return EHELF_STEP;
 	}
-	return slow_step(s, r, exact, rd, flags, path);
+	int st;
+	if (trace->marker && marker_step(r, trace, rd, sp, lz, &st)) {
+		if (!lazy)
+			cached_step_load(r, lz);
+		*path = EHELF_PATH_EHELF;
+		return st;
+	}
+	cached_step_load(r, lz);
+	return slow_step(s, r, exact, rd, flags, path, trace);
 }
 
 /*
@@ -313,10 +428,14 @@ stack_ahead(uint64_t sp, uint64_t *pf)
  * slow_step, which also fills the cache.  The frames go into FRAMES, or
  * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
  * inlined with constant arguments, one loop for each.  WALK (when not
- * NULL) tells how the walk went (unwind.h).
+ * NULL) tells how the walk went (unwind.h).  The registers are worked on
+ * in WORK, which holds INITIAL's (the same), or (NULL) in a copy: the
+ * backtrace entries give the registers they stored, so that the walk
+ * writes no other 144 bytes of stack (cold lines, when sampling).
  */
 static inline __attribute__((always_inline)) int
-unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
+unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
+	    const reader *rd,
 	    ehelf_frame *frames, void **ips, int skip, int max, unsigned flags,
 	    walk_info *walk, bool first_exact)
 {
@@ -326,10 +445,13 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	if (!((initial->valid >> EHELF_RIP) & 1) ||
 	    !((initial->valid >> EHELF_RSP) & 1))
 		return EHELF_E_BADREG;
-	ehelf_regs r;
-	regs_copy(&r, initial);
-	uint64_t rip = r.r[EHELF_RIP], rsp = r.r[EHELF_RSP], rbp = r.r[EHELF_RBP];
-	uint32_t valid = r.valid & EHELF_VALID_REGS;
+	ehelf_regs own, *r = work;
+	if (!r) {
+		r = &own;
+		regs_copy(r, initial);
+	}
+	uint64_t rip = r->r[EHELF_RIP], rsp = r->r[EHELF_RSP], rbp = r->r[EHELF_RBP];
+	uint32_t valid = r->valid & EHELF_VALID_REGS;
 	window w = reader_window(rd);
 	int n = 0;
 	/* frame 0 (unless its pc is a return address: FIRST_EXACT), or
@@ -337,6 +459,8 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 	bool exact = first_exact;
 	uint32_t path = EHELF_PATH_FIRST, fflags = 0;
 	uint64_t pf = 0; /* see stack_ahead() */
+	step_trace t = { NULL, false, 0 };
+	uint32_t lazy = 0; /* see cached_step() */
 	for (;;) {
 		if (frames)
 			frames[n] = (ehelf_frame){ .pc = rip, .sp = rsp,
@@ -347,19 +471,26 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 			break;
 		if (rd->local)
 			stack_ahead(rsp, &pf);
-		if (cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact, w, rd)) {
+		if (cached_step(s, &rip, &rsp, &rbp, &valid, r, exact, w, rd, &t,
+				&lazy)) {
 			exact = false;
 			path = EHELF_PATH_EHELF;
 			fflags = 0;
 			continue;
 		}
-		r.r[EHELF_RIP] = rip;
-		r.r[EHELF_RSP] = rsp;
-		r.r[EHELF_RBP] = rbp;
-		r.valid = valid;
-		int st = slow_step(s, &r, exact, rd,
-				   flags | (n == 1 && !rd->local ? UNWIND_FIRST_STEP : 0),
-				   &path);
+		int st;
+		if (t.marker && marker_step(r, &t, rd, rsp, &lazy, &st)) {
+			path = EHELF_PATH_EHELF;
+		} else {
+			r->r[EHELF_RIP] = rip;
+			r->r[EHELF_RSP] = rsp;
+			r->r[EHELF_RBP] = rbp;
+			r->valid = valid;
+			cached_step_load(r, &lazy);
+			st = slow_step(s, r, exact, rd,
+				       flags | (n == 1 && !rd->local ? UNWIND_FIRST_STEP : 0),
+				       &path, &t);
+		}
 		if (st != EHELF_STEP) {
 			if (st == EHELF_E_READ && frames)
 				frames[n - 1].flags |= EHELF_FRAME_TRUNCATED;
@@ -367,14 +498,14 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, const reader *rd,
 				walk->stop = st;
 			break;
 		}
-		exact = r.valid & EHELF_SIGNAL_FRAME;
+		exact = r->valid & EHELF_SIGNAL_FRAME;
 		fflags = exact ? EHELF_FRAME_SIGNAL : 0;
 		if (walk && exact) /* never through the cache: no summary */
 			walk->signal_seen = true;
-		valid = r.valid & EHELF_VALID_REGS;
-		rip = r.r[EHELF_RIP];
-		rsp = r.r[EHELF_RSP];
-		rbp = r.r[EHELF_RBP];
+		valid = r->valid & EHELF_VALID_REGS;
+		rip = r->r[EHELF_RIP];
+		rsp = r->r[EHELF_RSP];
+		rbp = r->r[EHELF_RBP];
 		/* the slow step may have learnt more of the stack */
 		w = reader_window(rd);
 	}
@@ -385,7 +516,8 @@ static int unwind(const ehelf_space *s, const ehelf_regs *initial,
 		  const reader *rd, ehelf_frame *frames, int max,
 		  unsigned flags)
 {
-	return unwind_loop(s, initial, rd, frames, NULL, 0, max, flags, NULL, true);
+	return unwind_loop(s, initial, NULL, rd, frames, NULL, 0, max, flags, NULL,
+			   true);
 }
 
 int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
@@ -496,7 +628,7 @@ static int rebuild(bool *swapped)
 	ehelf_space *s = ehelf_space_new();
 	if (!s)
 		return ERR_NOMEM; /* the message is set */
-	int rc = ehelf_space_load_self(s);
+	int rc = ehelf_space_load_self(s); /* (its cache faulted in) */
 	*swapped = true;
 	pthread_mutex_lock(&global_lock);
 	ehelf_space *old = atomic_exchange(&global_space, s);
@@ -596,8 +728,8 @@ bool process_space_refresh(void)
  * lines are as cold as any when sampling (issue 21: unw_backtrace was
  * slower per frame than the unw_step loop).
  */
-int backtrace_from(const ehelf_regs *caller, void **ips, int max,
-		   unsigned flags, walk_info *walk)
+int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
+		   walk_info *walk)
 {
 	if (max <= 0)
 		return 0;
@@ -606,16 +738,16 @@ int backtrace_from(const ehelf_regs *caller, void **ips, int max,
 	if (s) {
 		reader rd = local_reader(caller->r[EHELF_RSP]);
 		/* frame 0's pc is a return address: looked up as pc - 1 */
-		n = unwind_loop(s, caller, &rd, NULL, ips, 0, max, flags, walk,
-				false);
+		n = unwind_loop(s, caller, caller, &rd, NULL, ips, 0, max,
+				flags, walk, false);
 	}
 	process_space_unpin();
 	return n;
 }
 
 /* ehelf_backtrace (getcontext.S) after its entry */
-int ehelf_backtrace_from(void **ips, int max, const ehelf_regs *caller);
-int ehelf_backtrace_from(void **ips, int max, const ehelf_regs *caller)
+int ehelf_backtrace_from(void **ips, int max, ehelf_regs *caller);
+int ehelf_backtrace_from(void **ips, int max, ehelf_regs *caller)
 {
 	return backtrace_from(caller, ips, max, EHELF_UNWIND_NO_FALLBACK, NULL);
 }

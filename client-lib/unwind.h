@@ -26,9 +26,15 @@ reader local_reader(uint64_t sp);
  * in place.  Returns EHELF_STEP with *R the caller's registers (with
  * EHELF_SIGNAL_FRAME in valid after a signal frame) and *PATH filled,
  * EHELF_OUTERMOST, or a negative code (EHELF_E_BADREG also for a stack
- * pointer that did not move up); *R is unchanged unless EHELF_STEP. */
+ * pointer that did not move up); *R is unchanged unless EHELF_STEP.
+ * TRACE (may be NULL): the walk's place in the step cache's trace lines
+ * (step_cache.h), kept from step to step of one walk.  LAZY (may be NULL:
+ * none): the registers of *R held as the address of their value (local
+ * unwinding: see cached_step()), in and out; all of them are loaded
+ * (*LAZY 0) unless the step is EHELF_STEP. */
 int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
-		const reader *rd, unsigned flags, uint32_t *path);
+		const reader *rd, unsigned flags, uint32_t *path,
+		step_trace *trace, uint32_t *lazy);
 
 /* Internal unwinding flag, beside the public EHELF_UNWIND_* (cleared
  * from callers' flags): the step from the first frame of a remote or
@@ -46,9 +52,12 @@ typedef struct walk_info {
 /* ehelf_backtrace with unwinding FLAGS from CALLER, the registers of a
  * frame whose pc is a return address (as the assembly entries of
  * ehelf_backtrace and unw_backtrace store them): its pc first into IPS;
- * WALK (may be NULL) says how the walk went. */
-int backtrace_from(const ehelf_regs *caller, void **ips, int max,
-		   unsigned flags, walk_info *walk);
+ * WALK (may be NULL) says how the walk went.  The walk works in *CALLER:
+ * when it stopped on a step that failed (WALK's stop), *CALLER holds the
+ * registers of the last frame, whose pc is the last in IPS; otherwise
+ * its contents are unspecified. */
+int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
+		   walk_info *walk);
 
 /* The process-wide space of ehelf_backtrace and the libunwind API, built
  * on first use, pinned while in use: every process_space_pin() (NULL if it

@@ -19,6 +19,7 @@
 
 #include "../common/dwarf/fde_lookup.h"
 #include "../common/elf_file.h"
+#include "cached_step.h"
 #include "include/ehelf.h"
 #include "space.h"
 #include "unwind.h"
@@ -39,6 +40,12 @@ typedef struct compat_cursor {
 			  * since the space was built are not looked for (a
 			  * rebuild allocates, reads and maps eh_elfs) */
 	ehelf_regs regs;
+	step_trace trace; /* the walk's place in the step cache's traces, */
+	const step_cache_entry *trace_cache; /* in this cache (the space may
+					      * be rebuilt between steps) */
+	uint32_t lazy;   /* registers whose regs.r[] is where their value is
+			  * (in the stack, above the frames being walked), as
+			  * libunwind keeps locations: loaded when asked for */
 } compat_cursor;
 
 _Static_assert(sizeof(compat_cursor) <= sizeof(unw_cursor_t),
@@ -94,9 +101,10 @@ static int peek(const compat_cursor *k, ehelf_regs *out)
 	int st = EHELF_E_NOT_COVERED;
 	if (s) {
 		reader rd = local_reader(k->regs.r[EHELF_RSP]);
-		uint32_t path;
+		uint32_t path, lazy = k->lazy;
 		*out = k->regs;
-		st = unwind_step(s, out, k->exact, &rd, 0, &path);
+		cached_step_load(out, &lazy);
+		st = unwind_step(s, out, k->exact, &rd, 0, &path, NULL, NULL);
 	}
 	process_space_unpin();
 	return st;
@@ -114,7 +122,12 @@ COMPAT int _ULx86_64_step(unw_cursor_t *c)
 		if (s) {
 			reader rd = local_reader(k->regs.r[EHELF_RSP]);
 			uint32_t path;
-			st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path);
+			if (k->trace_cache != space_cache(s)) { /* another space */
+				k->trace = (step_trace){ NULL, false, 0 };
+				k->trace_cache = space_cache(s);
+			}
+			st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path,
+					 &k->trace, &k->lazy);
 			unknown = st == EHELF_E_NOT_COVERED &&
 				  !space_find(s, k->regs.r[EHELF_RIP] - !k->exact);
 		}
@@ -144,6 +157,11 @@ COMPAT int _ULx86_64_get_reg(unw_cursor_t *c, unw_regnum_t reg, unw_word_t *v)
 	if (reg >= 0 && reg < EHELF_NREGS) { /* libunwind uses DWARF order */
 		if (!((k->regs.valid >> reg) & 1))
 			return -UNW_EBADREG;
+		if ((k->lazy >> reg) & 1) {
+			memcpy(&k->regs.r[reg],
+			       (const void *)(uintptr_t)k->regs.r[reg], 8);
+			k->lazy &= ~(1u << reg);
+		}
 		*v = k->regs.r[reg];
 		return 0;
 	}
@@ -164,6 +182,7 @@ COMPAT int _ULx86_64_set_reg(unw_cursor_t *c, unw_regnum_t reg, unw_word_t v)
 		return k ? -UNW_EBADREG : -UNW_EINVAL;
 	k->regs.r[reg] = v;
 	k->regs.valid |= 1u << reg;
+	k->lazy &= ~(1u << reg);
 	return 0;
 }
 
@@ -292,6 +311,7 @@ COMPAT int _ULx86_64_resume(unw_cursor_t *c)
 	compat_cursor *k = C(c);
 	if (!k)
 		return -UNW_EINVAL;
+	cached_step_load(&k->regs, &k->lazy);
 	ehelf_compat_resume(&k->regs); /* does not return */
 	return -UNW_EINVAL;
 }
@@ -326,8 +346,8 @@ static bool in_no_module(uint64_t ra)
 
 /* unw_backtrace is entered in getcontext_unw.S, which stores its caller's
  * registers (see backtrace_from) and calls this */
-int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller);
-int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller)
+int compat_backtrace_from(void **buf, int size, ehelf_regs *caller);
+int compat_backtrace_from(void **buf, int size, ehelf_regs *caller)
 {
 	/* the caller of unw_backtrace first, as libunwind does; modules
 	 * without an eh_elf through libdw */
@@ -337,10 +357,14 @@ int compat_backtrace_from(void **buf, int size, const ehelf_regs *caller)
 	 * Python extension module, say), which libunwind, looking modules
 	 * up with dl_iterate_phdr, would find: look again, as unw_step does;
 	 * not past a signal frame, where this is probably a signal handler
-	 * (a rebuild allocates, reads and maps eh_elfs) */
+	 * (a rebuild allocates, reads and maps eh_elfs).  The walk goes on
+	 * from that last frame, whose registers are in *CALLER (its pc a
+	 * return address: no signal frame was crossed), as a walk from the
+	 * start would have gone with the new space */
 	if (n > 0 && walk.stop == EHELF_E_NOT_COVERED && !walk.signal_seen &&
 	    in_no_module((uint64_t)(uintptr_t)buf[n - 1]) && process_space_refresh())
-		n = backtrace_from(caller, buf, size, 0, NULL);
+		n = n - 1 + backtrace_from(caller, buf + n - 1, size - (n - 1), 0,
+					   NULL);
 	return n;
 }
 

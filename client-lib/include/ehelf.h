@@ -139,9 +139,10 @@ EHELF_API const char *ehelf_status_str(int status);
  * eh_elf (see ehelf_unwind_local).  A space must not be changed while
  * another thread unwinds with it.
  *
- * Each space keeps a step cache (8,192 four-way sets of 16-byte entries:
- * 512 KiB of address space mapped with it, of which only the pages
- * touched cost memory): the eh_elf's summary of the row of each pc met
+ * Each space keeps a step cache (8,192 four-way sets of 16-byte entries
+ * and 4,096 lines of the same entries in the order walks met them: 768
+ * KiB of address space mapped with it, of which only the pages touched
+ * cost memory): the eh_elf's summary of the row of each pc met
  * (ehelf_object_describe), so that a pc seen before is stepped without
  * looking its module and row up again.  Threads share it without locks;
  * adding a module clears it.

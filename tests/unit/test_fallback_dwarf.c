@@ -44,7 +44,7 @@ static void step_from_entry(const ehelf_space *s, void *libc, const char *fn)
 	r.r[EHELF_RSP] = (uint64_t)(uintptr_t)stack;
 	r.valid = (1u << EHELF_NREGS) - 1;
 	uint32_t path = 0;
-	int st = unwind_step(s, &r, true, &rd, 0, &path);
+	int st = unwind_step(s, &r, true, &rd, 0, &path, NULL, NULL);
 	CHECK(st == EHELF_STEP);
 	CHECK(path == EHELF_PATH_DWARF);
 	CHECK_U64(r.r[EHELF_RIP], stack[0]);

@@ -110,6 +110,9 @@ int main(void)
 		step_cache_entry *set = step_cache_set(s->cache, in.r[EHELF_RIP]);
 		if (!held)
 			memset(set, 0, STEP_CACHE_WAYS * sizeof *set);
+		/* (and its trace line: the copy of an earlier trial's row) */
+		step_cache_entry *tline = step_trace_line(s->cache, pc);
+		memset(tline, 0, STEP_CACHE_WAYS * sizeof *tline);
 		step_cache_fill(set, pc, sum);
 		int mode = (int)(next() % 3); /* 0 local, 1 remote, 2 snapshot */
 		bool remote = mode != 0;
@@ -159,15 +162,50 @@ int main(void)
 			rd = (reader){ .read = snapshot_read, .arg = &sn, .snap = &sn };
 		}
 		reads = 0;
+		step_trace tr = { NULL, false };
+		uint32_t lazy = 0;
 		bool got = cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact,
-				       reader_window(&rd), &rd);
+				       reader_window(&rd), &rd, &tr, &lazy);
 		if (got) {
 			r.r[EHELF_RIP] = rip;
 			r.r[EHELF_RSP] = rsp;
 			r.r[EHELF_RBP] = rbp;
 			r.valid = valid;
+			cached_step_load(&r, &lazy);
 			CHECK(want_step);
 			CHECK(same_regs(&r, &want));
+			/* recorded into the pc's trace line, which gives the
+			 * same step: found by its pc, and followed from the
+			 * way before (a walk going on in a trace) */
+			CHECK(tr.record && tr.slot == tline + 1);
+			for (int follow = 0; follow < 2; follow++) {
+				ehelf_regs r2 = in;
+				r2.valid &= EHELF_VALID_REGS;
+				uint64_t rip2 = r2.r[EHELF_RIP], rsp2 = r2.r[EHELF_RSP],
+					 rbp2 = r2.r[EHELF_RBP];
+				uint32_t valid2 = r2.valid;
+				step_trace tr2 = { NULL, false };
+				if (follow) {
+					tline[1] = tline[0];
+					memset(&tline[0], 0, sizeof tline[0]);
+					memset(set, 0, STEP_CACHE_WAYS * sizeof *set);
+					tr2.slot = tline + 1;
+				}
+				reads = 0;
+				uint32_t lazy2 = 0;
+				CHECK(cached_step(s, &rip2, &rsp2, &rbp2, &valid2, &r2,
+						  exact, reader_window(&rd), &rd, &tr2,
+						  &lazy2));
+				CHECK(!tr2.record && tr2.slot == tline + 1 + follow);
+				r2.r[EHELF_RIP] = rip2;
+				r2.r[EHELF_RSP] = rsp2;
+				r2.r[EHELF_RBP] = rbp2;
+				r2.valid = valid2;
+				cached_step_load(&r2, &lazy2);
+				CHECK(same_regs(&r2, &want));
+			}
+			memset(tline, 0, STEP_CACHE_WAYS * sizeof *tline);
+			step_cache_fill(set, pc, sum);
 			mode == 1 ? read_steps++ : mode == 2 ? snap_steps++ : direct_steps++;
 		} else {
 			/* declined: nothing changed */
@@ -195,8 +233,11 @@ int main(void)
 				if (o[w].p && STEP_CACHE_PC(step_cache_x(o[w].key, o[w].p)) ==
 					      trip - exact)
 					o[w].p = o[w].key = 0;
+			memset(step_trace_line(s->cache, trip - exact), 0,
+			       STEP_CACHE_WAYS * sizeof *o);
+			step_trace tr1 = { NULL, false };
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact,
-					   reader_window(&rd), &rd));
+					   reader_window(&rd), &rd, &tr1, &lazy));
 			/* tear the way that holds it */
 			step_cache_entry *e = step_cache_set(s->cache, in.r[EHELF_RIP]);
 			uint64_t want_pc = in.r[EHELF_RIP] - !exact;
@@ -204,8 +245,13 @@ int main(void)
 				if (e[w].p && STEP_CACHE_PC(step_cache_x(e[w].key,
 									 e[w].p)) == want_pc)
 					e[w].p ^= 8; /* the CFA's offset */
+			/* and its copy in the trace line, if recorded */
+			step_cache_entry *tl = step_trace_line(s->cache, want_pc);
+			if (tl[0].p)
+				tl[0].p ^= 8;
+			step_trace tr2 = { NULL, false };
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, exact,
-					   reader_window(&rd), &rd));
+					   reader_window(&rd), &rd, &tr2, &lazy));
 		}
 	}
 	printf("test_step_cache: %d direct, %d remote and %d snapshot cached steps "
@@ -227,6 +273,8 @@ int main(void)
 		step_cache_entry *e = step_cache_set(s->cache, rip);
 		if (trial % 2)	/* from an empty set, or one in use */
 			memset(e, 0, STEP_CACHE_WAYS * sizeof *e);
+		/* (the first part's rows of this pc, copied there) */
+		memset(step_trace_line(s->cache, pc), 0, STEP_CACHE_WAYS * sizeof *e);
 		step_cache_fill_outermost(e, pc);
 		CHECK(step_cache_is_outermost(e, pc));
 		CHECK(!step_cache_is_outermost(e, pc ^ 1));
@@ -235,8 +283,10 @@ int main(void)
 		r.r[EHELF_RBP] = base + 8 * 700;
 		uint64_t trip = rip, trsp = r.r[EHELF_RSP], trbp = r.r[EHELF_RBP];
 		uint32_t tv = r.valid;
+		step_trace tr = { NULL, false };
+		uint32_t lazy = 0;
 		CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &r, exact,
-				   reader_window(&lr), &lr));
+				   reader_window(&lr), &lr, &tr, &lazy));
 		CHECK(trip == rip && tv == r.valid);
 		/* summaries of four other pcs of the same set filled after
 		 * it: evicted (the set keeps the last four pcs filled) */
