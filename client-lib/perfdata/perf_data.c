@@ -655,6 +655,22 @@ static int64_t payload_size(perf_reader *r, const uint8_t *rec, uint32_t size,
 static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 			ehelf_err *err);
 
+/* The size of the record whose header H starts at r->pos of the file's
+ * data section, checked against the section: 8 or more, or a negative
+ * ERR_* (the message names the offset). */
+static int64_t stored_size(perf_reader *r, const uint8_t *h, ehelf_err *err)
+{
+	uint32_t size = rd16(h + 6);
+	if (size < 8)
+		return fmt_err(err, r, r->pos, "record size %" PRIu32
+			       " smaller than its header", size);
+	if (size > r->data_end - r->pos)
+		return fmt_err(err, r, r->pos, "record of %" PRIu32
+			       " bytes runs past the end of the data "
+			       "section at %" PRIu64, size, r->data_end);
+	return size;
+}
+
 /* A record of SIZE bytes at r->pos of the file's data section taken: *OFF
  * set, r->pos past it and past its payload.  1, or a negative ERR_* when
  * the payload runs past the data section. */
@@ -712,15 +728,10 @@ static int next_stored(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		if (r->data_end - r->pos < 8)
 			return fmt_err(err, r, r->pos, "data section ends inside "
 				       "a record header");
-		size = rd16(r->map + r->pos + 6);
-		if (size < 8)
-			return fmt_err(err, r, r->pos, "record size %" PRIu32
-				       " smaller than its header", size);
-		if (size > r->data_end - r->pos)
-			return fmt_err(err, r, r->pos, "record of %" PRIu32
-				       " bytes runs past the end of the data "
-				       "section at %" PRIu64, size,
-				       r->data_end);
+		int64_t k = stored_size(r, r->map + r->pos, err);
+		if (k < 0)
+			return (int)k;
+		size = (uint32_t)k;
 		*rec = r->map + r->pos;
 		return take_stored(r, *rec, size, off, err);
 	}
@@ -1178,14 +1189,10 @@ static int next_partial(perf_reader *r, const uint8_t **rec, uint64_t *off,
 	int rc = win_get(r, r->pos, 8, &h, err);
 	if (rc < 0)
 		return rc;
-	uint32_t size = rd16(h + 6);
-	if (size < 8)
-		return fmt_err(err, r, r->pos, "record size %" PRIu32
-			       " smaller than its header", size);
-	if (size > r->data_end - r->pos)
-		return fmt_err(err, r, r->pos, "record of %" PRIu32
-			       " bytes runs past the end of the data "
-			       "section at %" PRIu64, size, r->data_end);
+	int64_t k = stored_size(r, h, err);
+	if (k < 0)
+		return (int)k;
+	uint32_t size = (uint32_t)k;
 	uint64_t data, sz;
 	/* as much of its head as the window has, within reason */
 	size_t n = r->win_off + r->win_len - r->pos;
