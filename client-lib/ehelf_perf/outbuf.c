@@ -9,6 +9,7 @@ void ob_init(outbuf *o, FILE *f)
 	o->f = f;
 	o->n = 0;
 	o->error = 0;
+	o->flushes = 0;
 }
 
 int ob_flush(outbuf *o)
@@ -16,6 +17,7 @@ int ob_flush(outbuf *o)
 	if (o->n && !o->error && fwrite(o->buf, 1, o->n, o->f) != o->n)
 		o->error = errno ? errno : EIO;
 	o->n = 0;
+	o->flushes++;
 	return o->error ? -1 : 0;
 }
 

@@ -14,6 +14,7 @@ typedef struct outbuf {
 	char buf[1 << 16];
 	size_t n;
 	int error;          /* a write failed (errno) */
+	uint64_t flushes;   /* times buf was written out (and emptied) */
 } outbuf;
 
 void ob_init(outbuf *o, FILE *f);

@@ -259,11 +259,14 @@ static void print_frame_line(script_ctx *c, const raw_frame *r)
 	if (o->n + 4096 > sizeof o->buf)
 		ob_flush(o);
 	size_t start = o->n;
+	uint64_t flushes = o->flushes;
 	ob_char(o, '\t');
 	print_frame(o, &f);
 	ob_char(o, '\n');
 	size_t len = o->n - start;
-	if (s && o->n > start && len <= LINE_TEXT) {
+	/* cached only when the whole line is in the buffer: a long symbol
+	 * (over 4 KiB) flushes it midway, leaving only the line's tail */
+	if (s && o->flushes == flushes && o->n > start && len <= LINE_TEXT) {
 		memcpy(s->text, o->buf + start, len);
 		s->len = (uint32_t)len;
 		s->ip = r->ip;

@@ -141,8 +141,10 @@ EHELF_API const char *ehelf_status_str(int status);
  *
  * Each space keeps a step cache (8,192 four-way sets of 16-byte entries
  * and 4,096 lines of the same entries in the order walks met them: 768
- * KiB of address space mapped with it, of which only the pages touched
- * cost memory): the eh_elf's summary of the row of each pc met
+ * KiB mapped with it: only the pages touched cost memory, except in the
+ * spaces of this process, ehelf_space_load_self's, whose cache is faulted
+ * in when the space is built so that no unwind in a signal handler takes
+ * a page fault): the eh_elf's summary of the row of each pc met
  * (ehelf_object_describe), so that a pc seen before is stepped without
  * looking its module and row up again.  Threads share it without locks;
  * adding a module clears it.

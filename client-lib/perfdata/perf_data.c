@@ -1883,6 +1883,7 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 		bytes = 64;
 	if (bytes > MAX_RECORD / 2)
 		bytes = MAX_RECORD / 2;
+	bytes &= ~(size_t)7; /* a cut record keeps perf's 8-byte layout */
 	size_t cap = MAX_RECORD + bytes + HEAD_GUESS + READ_AHEAD;
 	if (!(r->win = aligned_alloc(8, cap)))
 		return -1;

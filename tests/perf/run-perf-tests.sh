@@ -114,6 +114,31 @@ perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o "$T/rec/vdso.data" -- 
 	/usr/bin/python3 -c "$vd" >/dev/null 2>&1
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - -- \
 	/usr/bin/python3 -c "$vd" 2>/dev/null >"$T/rec/vpipe.data"
+# symbols longer than ehelf-perf's output buffer's margins: a leaf of
+# 40,000 characters (written past the 64 KiB buffer, which is flushed
+# first) under eight callers of 8,000 each, so that each sample's lines
+# fill the buffer and the leaf's line starts in an empty one: the frame
+# lines ehelf-perf caches by pc must be whole, not the tail that followed
+# the flush
+long40=f40_$(head -c 40000 /dev/zero | tr '\0' a)
+{
+	echo '#include <time.h>'
+	echo "__attribute__((noinline)) unsigned long $long40(unsigned long n)"
+	echo '{ unsigned long x = n; for (unsigned long i = 0; i < 200000; i++) x = x * 6364136223846793005ul + i; return x; }'
+	prev=$long40
+	for c in b c d e f g h i; do
+		name=f8${c}_$(head -c 8000 /dev/zero | tr '\0' "$c")
+		echo "__attribute__((noinline)) unsigned long $name(unsigned long n)"
+		echo "{ return $prev(n) + 1; }"
+		prev=$name
+	done
+	echo 'int main(void) { unsigned long s = 0; clock_t end = clock() + CLOCKS_PER_SEC / 3;'
+	echo "	while (clock() < end) s += $prev(s); return (int)(s == 42); }"
+} >"$T/longsym.c"
+cc -O1 -o "$T/longsym" "$T/longsym.c" &&
+	perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o "$T/rec/longsym.data" -- \
+		"$T/longsym" >/dev/null 2>&1 ||
+	bad "longsym: could not build or record the long-symbol program"
 "$here/store-for-recordings.sh" "$build" "$T/store" "$T"/rec/*.data
 export EHELF_PATH="$T/store"
 
@@ -149,6 +174,21 @@ for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld $plt $j
 		head -n 40 "$T/$w.cmp"
 	fi
 done
+# every frame line in the long-symbol program is whole: a tab, the ip,
+# the symbol (perf prints the same lines)
+if [ -s "$T/rec/longsym.data" ]; then
+	"$ep" script -i "$T/rec/longsym.data" --no-progress >"$T/longsym.ehelf" 2>"$T/longsym.err" ||
+		bad "longsym: ehelf-perf failed: $(cat "$T/longsym.err")"
+	perf script -i "$T/rec/longsym.data" -F $fields --no-inline >"$T/longsym.perf" 2>/dev/null
+	n40=$(grep -c "^	 *[0-9a-f]* $long40+0x[0-9a-f]* ($T/longsym)\$" "$T/longsym.ehelf" || true)
+	broken=$(grep "($T/longsym)\$" "$T/longsym.ehelf" | grep -vc "^	 *[0-9a-f]* [a-z_]" || true)
+	p40=$(grep -c "^	 *[0-9a-f]* $long40+0x[0-9a-f]* ($T/longsym)\$" "$T/longsym.perf" || true)
+	if [ "$n40" -ge 50 ] && [ "$broken" = 0 ] && [ "$n40" = "$p40" ]; then
+		ok "longsym: $n40 frames in a 40,000-character symbol under 8,000-character ones, every line whole, as many as perf's"
+	else
+		bad "longsym: $n40 whole lines of the 40,000-character symbol (perf: $p40), $broken broken lines"
+	fi
+fi
 if [ -n "$jit" ]; then
 	# the JIT's innermost frames, address, name and file, line for line
 	# as perf prints them (the differences above are explained by the
