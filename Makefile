@@ -286,7 +286,8 @@ $(STORE_CHECK): $(B)/obj/tests/batch/store_check.o $(B)/lib/libehelf.a
 
 # ---- unwinder tests: programs built against libehelf and libunwind ---------
 UNW_DIR := $(B)/tests/unwind
-UNW_SCEN := $(B)/obj/tests/unwind/scenarios.o $(B)/obj/tests/unwind/scenarios_cxx.o
+UNW_SCEN := $(B)/obj/tests/unwind/scenarios.o $(B)/obj/tests/unwind/scenarios_cxx.o \
+            $(B)/obj/tests/unwind/scenario_cfa_rbx.o
 UNW_DIFF := $(B)/obj/tests/unwind/frame_diff.o
 UNW_BINS := $(UNW_DIR)/compare-libunwind $(UNW_DIR)/compare-libunwind-ibt \
             $(UNW_DIR)/unw-api-libunwind $(UNW_DIR)/unw-api-libunwind-gcceh \
@@ -304,13 +305,14 @@ $(UNW_DIR)/compare-libunwind: $(B)/obj/tests/unwind/compare_libunwind.o $(UNW_SC
 	$(CXX) $(ALL_LDFLAGS) -rdynamic -o $@ $^ -lunwind $(LIBS) -ldl -lpthread
 $(UNW_DIR)/compare-libunwind-ibt: tests/unwind/compare_libunwind.c tests/unwind/scenarios.c \
                                   tests/unwind/scenarios_cxx.cc $(UNW_DIFF) \
-                                  $(B)/lib/libehelf.a
+                                  $(B)/obj/tests/unwind/scenario_cfa_rbx.o $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/compare_libunwind.c -o $@-1.o
 	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/scenarios.c -o $@-2.o
 	$(CXX) -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/scenarios_cxx.cc -o $@-3.o
 	$(CXX) $(ALL_LDFLAGS) -rdynamic -fcf-protection=full -Wl,-z,ibtplt -o $@ $@-1.o $@-2.o \
-		$@-3.o $(UNW_DIFF) $(B)/lib/libehelf.a -lunwind $(LIBS) -ldl -lpthread
+		$@-3.o $(B)/obj/tests/unwind/scenario_cfa_rbx.o $(UNW_DIFF) $(B)/lib/libehelf.a \
+		-lunwind $(LIBS) -ldl -lpthread
 	rm -f $@-1.o $@-2.o $@-3.o
 $(UNW_DIR)/compare-remote: $(B)/obj/tests/unwind/compare_remote.o $(UNW_SCEN) $(UNW_DIFF) \
                            $(B)/lib/libehelf.a

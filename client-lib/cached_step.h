@@ -85,11 +85,20 @@ static inline void cached_step_load(ehelf_regs *r, uint32_t *lazy)
  * pcs does not wait for (nor miss the cache on) stack lines that hold
  * nothing else; rbp is loaded for a CFA computed from it, the others by
  * cached_step_load() when needed (the caller stores *RBP into R first).
+ *
+ * With TRACK false (a constant: each caller gets its own copy), R is not
+ * touched at all: rbx and r12-r15 are neither loaded nor located, and
+ * *VALID gains no bit for them.  The step is the same (a cached row's CFA
+ * comes from rsp or rbp, and its return address from the CFA); only the
+ * registers the frame leaves for the next are not known, which a walk
+ * that only wants pcs and stack pointers never asks for until a frame
+ * needs the complete step (the unwinding loop then steps again from where
+ * R was last known, tracking: unwind.c).
  */
 static inline __attribute__((always_inline)) bool
 cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 	    uint32_t *valid, ehelf_regs *r, bool exact, window w,
-	    const reader *rd, step_trace *t, uint32_t *lazy)
+	    const reader *rd, step_trace *t, uint32_t *lazy, bool track)
 {
 	uint64_t want = *rip - !exact;
 	uint64_t p, x;
@@ -99,10 +108,10 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 	} else {
 		if (slot && !t->record && step_cache_marked(p, x, want))
 			goto marker;
-		/* recorded at the trace's next entry (the path has left the
-		 * trace there, or is being recorded), else into this pc's
-		 * own trace line; unless, outside a recording, that line
-		 * starts with this pc: it goes on from there */
+		/* recorded at the trace's next entry when a recording goes
+		 * on, else into this pc's own trace line; unless, outside a
+		 * recording, that line starts with this pc: it goes on from
+		 * there */
 		step_cache_entry *to = slot;
 		if (!slot || !t->record) {
 			step_cache_entry *own = step_trace_line(space_cache(s), want);
@@ -115,8 +124,11 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 				slot = own;
 				goto marker;
 			}
-			if (!slot)
-				to = own;
+			/* a trace left for another path: recorded from this
+			 * pc's own line on, the trace left as it is (a
+			 * recursion of varying depth would otherwise
+			 * overwrite its own line at every walk) */
+			to = own;
 		}
 		/* from the sets; the ways in order (way 0 holds the last pc
 		 * filled) */
@@ -176,7 +188,9 @@ found:;
 				lz |= 1u << (REG);                              \
 			}                                                       \
 		}
-		CACHE_SLOTS(DIRECT)
+		if (track) {
+			CACHE_SLOTS(DIRECT)
+		}
 #undef DIRECT
 		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
 			nrbp = cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 + w.delta;
@@ -200,7 +214,9 @@ found:;
 				     &got[K]) != 0)                             \
 				goto decline;                                   \
 		}
-		CACHE_SLOTS(READ)
+		if (track) {
+			CACHE_SLOTS(READ)
+		}
 		READ(3, EHELF_RBP)
 #undef READ
 #define COMMIT(K, REG)                                                          \
@@ -209,7 +225,9 @@ found:;
 			v |= 1u << (REG);                                       \
 			lz &= ~(1u << (REG));                                   \
 		}
-		CACHE_SLOTS(COMMIT)
+		if (track) {
+			CACHE_SLOTS(COMMIT)
+		}
 #undef COMMIT
 		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
 			nrbp = got[3];

@@ -375,7 +375,7 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	}
 	uint32_t own = 0, *lz = lazy ? lazy : &own;
 	if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact,
-			reader_window(rd), rd, trace, lz)) {
+			reader_window(rd), rd, trace, lz, true)) {
 		r->r[EHELF_RIP] = rip;
 		r->r[EHELF_RSP] = sp;
 		r->r[EHELF_RBP] = rbp;
@@ -396,6 +396,32 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	return slow_step(s, r, exact, rd, flags, path, trace);
 }
 
+/* Whether the step cache's sets say that the frame whose rip is RIP is
+ * the outermost (as slow_step would find first; recorded into the walk's
+ * trace line T as it would). */
+static inline bool outermost_in_sets(const ehelf_space *s, uint64_t rip,
+				     bool exact, step_trace *t)
+{
+	const step_cache_entry *e = step_cache_set(space_cache(s), rip);
+	uint64_t pc = rip - !exact;
+	if (!step_cache_is_outermost(e, pc))
+		return false;
+	step_trace_record(t, e, pc);
+	return true;
+}
+
+/* Whether slow_step would stop at the frame whose rip is RIP without
+ * reading any register: a return address in no module, or in one without
+ * an eh_elf when libdw is not to be asked, and no frame-pointer guess. */
+static bool stops_uncovered(const ehelf_space *s, uint64_t rip, bool exact,
+			    unsigned flags)
+{
+	if (exact || (flags & EHELF_UNWIND_FRAME_POINTER))
+		return false;
+	const module *m = space_find(s, rip - 1);
+	return !m || (!module_object(m) && (flags & EHELF_UNWIND_NO_FALLBACK));
+}
+
 /*
  * Local unwinding when cold (a sampling profiler's case: the program's
  * work between two samples has evicted the stack's outer part): each
@@ -412,13 +438,101 @@ enum { STACK_AHEAD = 1024 };
 static inline __attribute__((always_inline)) void
 stack_ahead(uint64_t sp, uint64_t *pf)
 {
+	/* user stack addresses are far below 2^64 - STACK_AHEAD: no wrap
+	 * (a wrapped END asks for nothing) */
 	uint64_t end = sp + STACK_AHEAD;
+	if (__builtin_expect(*pf >= end, 1))
+		return;
 	if (*pf < sp) /* the first frame, or after a signal frame's jump */
 		*pf = sp & ~(uint64_t)63;
-	if (end < sp)
-		return;
 	for (; *pf < end; *pf += 64)
 		__builtin_prefetch((const void *)(uintptr_t)*pf);
+}
+
+/*
+ * The trace run: the frames that follow each other in the trace lines
+ * (step_cache.h), stepped in a loop of their own, lean (see cached_step's
+ * TRACK), the walk's state in locals: rip, rsp, rbp (an address when
+ * bit EHELF_RBP of *LAZY is set), valid, the trace slot *SLOT and the
+ * frame count *N (frame *N - 1 is the current one and is recorded).  Each
+ * step is cached_step()'s for an entry of the trace that goes on with the
+ * frame's pc, inside the window W; the first frame that is anything else
+ * (another pc, a marker, a load outside W, a register missing, a line's
+ * end whose next frame has no line of its own starting with it) is left
+ * as it is for cached_step(), which then finds the same and does what it
+ * does.  Frames into FRAMES or (NULL) from SKIP on into IPS, as the
+ * unwinding loop records them.  Returns whether the walk has MAX frames.
+ * Only for a frame whose pc is a return address (not exact).
+ */
+static inline __attribute__((always_inline)) bool
+trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
+	  uint64_t *rspp, uint64_t *rbpp, uint32_t *validp, uint32_t *lazyp,
+	  window w, bool local, uint64_t *pf, ehelf_frame *frames, void **ips,
+	  int skip, int *np, int max)
+{
+	step_cache_entry *slot = *slotp;
+	uint64_t rip = *ripp, rsp = *rspp, rbp = *rbpp;
+	uint32_t valid = *validp, lazy = *lazyp;
+	int n = *np;
+	bool full = false;
+	for (;;) {
+		uint64_t want = rip - 1, p, x;
+		if (!slot) { /* a line's end: the next frame's own line */
+			slot = step_trace_line(cache, want);
+			if (!step_cache_match(slot, want, &p, &x)) {
+				slot = NULL;
+				break;
+			}
+		} else if (!step_cache_match(slot, want, &p, &x)) {
+			break;
+		}
+		uint64_t base = rsp;
+		if (p & STEP_CACHE_CFA_RBP) {
+			if (!((valid >> EHELF_RBP) & 1))
+				break;
+			base = rbp;
+			if ((lazy >> EHELF_RBP) & 1)
+				memcpy(&base, (const void *)(uintptr_t)base, 8);
+		}
+		uint64_t cfa = base + (uint64_t)STEP_CACHE_CFA(p);
+		uint64_t first = cfa + (uint64_t)STEP_CACHE_LOWEST(x);
+		uint64_t last = cfa + (uint64_t)STEP_CACHE_HIGHEST(x);
+		if (first - w.lo > w.span8 || last - w.lo > w.span8)
+			break;
+		uint64_t nrip;
+		memcpy(&nrip, (const void *)(uintptr_t)(cfa - 8 + w.delta), 8);
+		if (nrip == 0 || cfa <= rsp)
+			break;
+		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
+			rbp = cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 + w.delta;
+			valid |= 1u << EHELF_RBP;
+			lazy |= 1u << EHELF_RBP;
+		}
+		rip = nrip;
+		rsp = cfa;
+		slot++;
+		if (!((uintptr_t)slot % (STEP_CACHE_WAYS * sizeof *slot)))
+			slot = NULL;
+		if (frames)
+			frames[n] = (ehelf_frame){ .pc = rip, .sp = rsp,
+						   .path = EHELF_PATH_EHELF };
+		else if (n >= skip)
+			ips[n - skip] = (void *)(uintptr_t)rip;
+		if (++n == max) {
+			full = true;
+			break;
+		}
+		if (local)
+			stack_ahead(rsp, pf);
+	}
+	*slotp = slot;
+	*ripp = rip;
+	*rspp = rsp;
+	*rbpp = rbp;
+	*validp = valid | ((n != *np) ? (1u << EHELF_RSP) | (1u << EHELF_RIP) : 0);
+	*lazyp = lazy;
+	*np = n;
+	return full;
 }
 
 /*
@@ -461,6 +575,21 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 	uint64_t pf = 0; /* see stack_ahead() */
 	step_trace t = { NULL, false, 0 };
 	uint32_t lazy = 0; /* see cached_step() */
+	/* The frames carry no registers but pc and sp: cached steps do not
+	 * track R (cached_step's TRACK false: rbx and r12-r15 are about a
+	 * third of a cached step's instructions) until a frame needs the
+	 * complete step, which reads them.  The walk then goes back to the
+	 * last frame whose registers R holds (KNOWN: its index and the
+	 * loop's locals there) and steps again from it, tracking, up to that
+	 * frame: each cached step is done at most twice, and only on walks
+	 * that meet a frame the cache cannot step after some it could. */
+	struct {
+		int n;
+		uint64_t rip, rsp, rbp;
+		uint32_t valid, lazy, path, fflags;
+		bool exact;
+	} known = { 0, rip, rsp, rbp, valid, 0, path, fflags, exact };
+	bool lean = true;
 	for (;;) {
 		if (frames)
 			frames[n] = (ehelf_frame){ .pc = rip, .sp = rsp,
@@ -471,8 +600,22 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 			break;
 		if (rd->local)
 			stack_ahead(rsp, &pf);
-		if (cached_step(s, &rip, &rsp, &rbp, &valid, r, exact, w, rd, &t,
-				&lazy)) {
+		if (lean && !exact && t.slot && !t.record) {
+			int n0 = n;
+			bool full = trace_run(space_cache(s), &t.slot, &rip, &rsp,
+					      &rbp, &valid, &lazy, w, rd->local,
+					      &pf, frames, ips, skip, &n, max);
+			if (n != n0) {
+				path = EHELF_PATH_EHELF;
+				fflags = 0;
+			}
+			if (full)
+				break;
+		}
+		if (lean ? cached_step(s, &rip, &rsp, &rbp, &valid, r, exact, w, rd,
+				       &t, &lazy, false)
+			 : cached_step(s, &rip, &rsp, &rbp, &valid, r, exact, w, rd,
+				       &t, &lazy, true)) {
 			exact = false;
 			path = EHELF_PATH_EHELF;
 			fflags = 0;
@@ -481,6 +624,28 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 		int st;
 		if (t.marker && marker_step(r, &t, rd, rsp, &lazy, &st)) {
 			path = EHELF_PATH_EHELF;
+		} else if (lean && n - 1 > known.n &&
+			   outermost_in_sets(s, rip, exact, &t)) {
+			st = EHELF_OUTERMOST; /* needs no registers */
+		} else if (lean && n - 1 > known.n && !walk &&
+			   stops_uncovered(s, rip, exact, flags)) {
+			/* neither, and nobody reads R after the walk */
+			st = EHELF_E_NOT_COVERED;
+		} else if (lean && n - 1 > known.n) {
+			/* R is that of frame KNOWN.N: step again from there */
+			n = known.n;
+			rip = known.rip;
+			rsp = known.rsp;
+			rbp = known.rbp;
+			valid = known.valid;
+			lazy = known.lazy;
+			path = known.path;
+			fflags = known.fflags;
+			exact = known.exact;
+			t = (step_trace){ NULL, false, 0 };
+			pf = 0;
+			lean = false;
+			continue;
 		} else {
 			r->r[EHELF_RIP] = rip;
 			r->r[EHELF_RSP] = rsp;
@@ -508,6 +673,9 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 		rbp = r->r[EHELF_RBP];
 		/* the slow step may have learnt more of the stack */
 		w = reader_window(rd);
+		known = (typeof(known)){ n,    rip,  rsp,    rbp,  valid,
+					 lazy, path, fflags, exact };
+		lean = true;
 	}
 	return frames ? n : n > skip ? n - skip : 0;
 }

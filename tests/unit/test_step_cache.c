@@ -88,7 +88,7 @@ int main(void)
 	CHECK(s != NULL);
 	uint64_t base = (uint64_t)(uintptr_t)stack;
 	local_range whole = { base, base + sizeof stack };
-	int direct_steps = 0, read_steps = 0, snap_steps = 0, declined = 0;
+	int direct_steps = 0, read_steps = 0, snap_steps = 0, declined = 0, lean_steps = 0;
 	for (int trial = 0; trial < 200000; trial++) {
 		for (size_t i = 0; i < sizeof stack / 8; i++)
 			stack[i] = next() % 8 ? next() | 1 : 0; /* some zeros: outermost */
@@ -165,7 +165,7 @@ int main(void)
 		step_trace tr = { NULL, false };
 		uint32_t lazy = 0;
 		bool got = cached_step(s, &rip, &rsp, &rbp, &valid, &r, exact,
-				       reader_window(&rd), &rd, &tr, &lazy);
+				       reader_window(&rd), &rd, &tr, &lazy, true);
 		if (got) {
 			r.r[EHELF_RIP] = rip;
 			r.r[EHELF_RSP] = rsp;
@@ -195,7 +195,7 @@ int main(void)
 				uint32_t lazy2 = 0;
 				CHECK(cached_step(s, &rip2, &rsp2, &rbp2, &valid2, &r2,
 						  exact, reader_window(&rd), &rd, &tr2,
-						  &lazy2));
+						  &lazy2, true));
 				CHECK(!tr2.record && tr2.slot == tline + 1 + follow);
 				r2.r[EHELF_RIP] = rip2;
 				r2.r[EHELF_RSP] = rsp2;
@@ -203,6 +203,34 @@ int main(void)
 				r2.valid = valid2;
 				cached_step_load(&r2, &lazy2);
 				CHECK(same_regs(&r2, &want));
+			}
+			/* lean (TRACK false): the same rip, rsp and rbp, R
+			 * untouched, no bit for rbx and r12-r15 */
+			memset(tline, 0, STEP_CACHE_WAYS * sizeof *tline);
+			step_cache_fill(set, pc, sum);
+			{
+				ehelf_regs r3 = in;
+				r3.valid &= EHELF_VALID_REGS;
+				ehelf_regs before = r3;
+				uint64_t rip3 = r3.r[EHELF_RIP], rsp3 = r3.r[EHELF_RSP],
+					 rbp3 = r3.r[EHELF_RBP];
+				uint32_t valid3 = r3.valid, lazy3 = 0;
+				step_trace tr3 = { NULL, false };
+				reads = 0;
+				CHECK(cached_step(s, &rip3, &rsp3, &rbp3, &valid3, &r3,
+						  exact, reader_window(&rd), &rd, &tr3,
+						  &lazy3, false));
+				CHECK(!memcmp(&r3, &before, sizeof r3));
+				if ((lazy3 >> EHELF_RBP) & 1)
+					memcpy(&rbp3, (const void *)(uintptr_t)rbp3, 8);
+				CHECK(rip3 == want.r[EHELF_RIP] && rsp3 == want.r[EHELF_RSP]);
+				const uint32_t kept = (1u << EHELF_RIP) | (1u << EHELF_RSP) |
+						      (1u << EHELF_RBP);
+				CHECK((valid3 & kept) == (want.valid & kept));
+				CHECK(!((valid3 >> EHELF_RBP) & 1) ||
+				      rbp3 == want.r[EHELF_RBP]);
+				CHECK(lazy3 == (lazy3 & (1u << EHELF_RBP)));
+				lean_steps++;
 			}
 			memset(tline, 0, STEP_CACHE_WAYS * sizeof *tline);
 			step_cache_fill(set, pc, sum);
@@ -237,7 +265,7 @@ int main(void)
 			       STEP_CACHE_WAYS * sizeof *o);
 			step_trace tr1 = { NULL, false };
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact,
-					   reader_window(&rd), &rd, &tr1, &lazy));
+					   reader_window(&rd), &rd, &tr1, &lazy, true));
 			/* tear the way that holds it */
 			step_cache_entry *e = step_cache_set(s->cache, in.r[EHELF_RIP]);
 			uint64_t want_pc = in.r[EHELF_RIP] - !exact;
@@ -251,14 +279,14 @@ int main(void)
 				tl[0].p ^= 8;
 			step_trace tr2 = { NULL, false };
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, exact,
-					   reader_window(&rd), &rd, &tr2, &lazy));
+					   reader_window(&rd), &rd, &tr2, &lazy, true));
 		}
 	}
 	printf("test_step_cache: %d direct, %d remote and %d snapshot cached steps "
-	       "equal summary_step's, %d declined\n", direct_steps, read_steps,
-	       snap_steps, declined);
+	       "equal summary_step's (%d lean ones too), %d declined\n",
+	       direct_steps, read_steps, snap_steps, lean_steps, declined);
 	CHECK(direct_steps > 10000 && read_steps > 10000 && snap_steps > 10000 &&
-	      declined > 1000);
+	      lean_steps == direct_steps + read_steps + snap_steps && declined > 1000);
 
 	/* outermost markers: found by the slow path for their pc only, never
 	 * taken by cached_step (for any pc hashing to their set), evicted as
@@ -286,7 +314,7 @@ int main(void)
 		step_trace tr = { NULL, false };
 		uint32_t lazy = 0;
 		CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &r, exact,
-				   reader_window(&lr), &lr, &tr, &lazy));
+				   reader_window(&lr), &lr, &tr, &lazy, true));
 		CHECK(trip == rip && tv == r.valid);
 		/* summaries of four other pcs of the same set filled after
 		 * it: evicted (the set keeps the last four pcs filled) */

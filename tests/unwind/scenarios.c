@@ -97,6 +97,14 @@ void scen_threads(void)
 		pthread_join(t[i], NULL);
 }
 
+void cfa_rbx_outer(void); /* scenario_cfa_rbx.S */
+
+void scen_cfa_rbx(void)
+{
+	for (int i = 0; i < 2; i++)
+		cfa_rbx_outer();
+}
+
 void scen_all(void)
 {
 	scen_qsort();
@@ -105,4 +113,5 @@ void scen_all(void)
 	scen_recursive();
 	scen_cxx();
 	scen_threads();
+	scen_cfa_rbx();
 }
