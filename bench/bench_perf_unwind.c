@@ -36,7 +36,11 @@
  * in-process sampler's), and also with it, as ehelf-perf calls it (the
  * last column: what prefetching a copy in the caches costs).
  *
- * Usage: bench-perf-unwind FILE [NAME] [--hot]
+ * With --read, the copies as ehelf-perf now reads them: copied out of the
+ * file into buffers just before they are unwound (in the caches, just
+ * written: read_passes()), the methods' tables as in the cold passes.
+ *
+ * Usage: bench-perf-unwind FILE [NAME] [--hot|--read]
  * Prints: NAME, samples, frames and ns/frame for each method, the ratios
  * libunwind/ehelf and libdw/ehelf, the floor and libdw/floor, and the
  * first passes' ns/frame (--hot: NAME, samples, then frames and ns/frame
@@ -277,13 +281,92 @@ static void hot_passes(const char *name, const snap *snaps, size_t n,
 	       per[EHELF], te);
 }
 
+/* --read: samples are copied out of their (cold) copies READ_GROUP at a
+ * time, then those are unwound, timed: 8 copies of up to 8 KiB, in the
+ * L1 and L2 caches as ehelf-perf's just read ones are */
+enum { READ_GROUP = 8 };
+
+/*
+ * The --read passes: the stack copies as ehelf-perf reads them (pread of a
+ * record's part into a buffer, then unwound: copies in the caches, just
+ * written), each method's tables as its previous passes and the copying
+ * leave them.  Per method in turns, blocks of a warm-up pass and BLOCK
+ * timed ones, ROUNDS rounds, the copies flushed before each pass, as the
+ * cold passes; each group of READ_GROUP samples copied whole into buffers
+ * (untimed), then unwound (timed, the timing's cost taken out).  ehelf is
+ * called as ehelf-perf calls it for such a copy (no
+ * EHELF_UNWIND_COLD_SNAPSHOT).  Prints the result line.
+ */
+static void read_passes(const char *name, const snap *snaps, size_t n,
+			proc_state **of)
+{
+	static const int methods[3] = { EHELF_WARM, LIBUNWIND, LIBDW };
+	uint64_t max = 0;
+	for (size_t i = 0; i < n; i++)
+		if (snaps[i].size > max)
+			max = snaps[i].size;
+	uint8_t *buf[READ_GROUP];
+	for (int g = 0; g < READ_GROUP; g++)
+		if (!(buf[g] = malloc(max + 1)))
+			return;
+	double ns[3] = { 0 };
+	uint64_t frames[3] = { 0 };
+	for (int round = 0; round < ROUNDS; round++)
+		for (int m = 0; m < 3; m++)
+			for (int pass = 0; pass <= BLOCK; pass++) {
+				flush_stacks(snaps, n);
+				uint64_t fr = 0, cycles = 0, groups = 0;
+				double t0 = now();
+				uint64_t c0 = __rdtsc();
+				for (size_t i = 0; i < n; i += READ_GROUP) {
+					snap g[READ_GROUP];
+					size_t k = n - i < READ_GROUP ? n - i : READ_GROUP;
+					for (size_t j = 0; j < k; j++) {
+						g[j] = snaps[i + j];
+						memcpy(buf[j], g[j].stack, g[j].size);
+						g[j].stack = buf[j];
+					}
+					_mm_lfence();
+					uint64_t a = __rdtsc();
+					_mm_lfence();
+					for (size_t j = 0; j < k; j++)
+						if (of[i + j])
+							fr += (uint64_t)unwind_one(of[i + j], &g[j],
+										   methods[m], NULL);
+					_mm_lfence();
+					cycles += __rdtsc() - a;
+					groups++;
+				}
+				uint64_t over = timing_overhead(groups);
+				cycles -= over < cycles ? over : cycles;
+				double ns_per_tick = (now() - t0) / (double)(__rdtsc() - c0);
+				double t = (double)cycles * ns_per_tick;
+				if (pass == 0) /* the block's warm-up */
+					continue;
+				if ((round == 0 && pass == 1) || t < ns[m]) {
+					ns[m] = t;
+					frames[m] = fr;
+				}
+			}
+	for (int g = 0; g < READ_GROUP; g++)
+		free(buf[g]);
+	double per[3];
+	for (int m = 0; m < 3; m++)
+		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
+	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx\n", name, n,
+	       (unsigned long long)frames[0], per[0], (unsigned long long)frames[1],
+	       per[1], (unsigned long long)frames[2], per[2],
+	       per[0] > 0 ? per[1] / per[0] : 0, per[0] > 0 ? per[2] / per[0] : 0);
+}
+
 int main(int argc, char **argv)
 {
 	bool hot = argc > 1 && !strcmp(argv[argc - 1], "--hot");
-	if (hot)
+	bool readm = argc > 1 && !strcmp(argv[argc - 1], "--read");
+	if (hot || readm)
 		argc--;
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: bench-perf-unwind FILE [NAME] [--hot]\n");
+		fprintf(stderr, "usage: bench-perf-unwind FILE [NAME] [--hot|--read]\n");
 		return 2;
 	}
 	const char *name = argc > 2 ? argv[2] : argv[1];
@@ -354,6 +437,10 @@ int main(int argc, char **argv)
 		of[i] = state_of(p, snaps[i].pid);
 	if (hot) {
 		hot_passes(name, snaps, n, of);
+		goto out;
+	}
+	if (readm) {
+		read_passes(name, snaps, n, of);
 		goto out;
 	}
 	/* the bytes of each copy ehelf's frames span, from its first pass

@@ -8,6 +8,8 @@
 #      (bench-perf-unwind);
 #      and the memory floor: only reading, in address order, the part of
 #      each (cold) stack copy that the unwinding spans;
+#      then the copies as ehelf-perf reads them (copied into buffers just
+#      before the unwinding: in the caches), the tables as above;
 #      then the same hot: each sample unwound again and again, its copy
 #      and the method's tables in the caches (the unwinders' own work;
 #      ehelf called as for a copy just made, and as ehelf-perf calls it);
@@ -45,6 +47,17 @@ printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s\n' workload samples \
 	frames ehelf frames libunw frames libdw libunw/ libdw/ floor libdw/fl
 for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w"
+done
+echo "    as ehelf-perf reads: each sample's copy read (copied out of the cold"
+echo "    file data) into a buffer just before it is unwound, 8 samples at a time"
+echo "    (their copies then in the L1 and L2 caches, as ehelf-perf's pread leaves"
+echo "    them), the methods' tables as their previous passes and the copying"
+echo "    leave them; the unwinding timed; ehelf called as ehelf-perf calls it for"
+echo "    such a copy; blocks and rounds as above, the best pass"
+printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload samples \
+	frames ehelf frames libunw frames libdw libunw/ libdw/
+for w in $workloads; do
+	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w" --read
 done
 echo "    hot: each sample unwound 16 times in a row, the last 15 timed (its copy"
 echo "    and the method's tables in the caches: the unwinders' own work; the"
