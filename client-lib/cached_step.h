@@ -157,8 +157,7 @@ marker: /* the slow step takes it from the marker, without the sets */
 		return false;
 	}
 found:;
-	step_cache_entry *next = (uintptr_t)slot % (STEP_CACHE_WAYS * sizeof *slot)
-				 ? slot : NULL;
+	step_cache_entry *next = step_trace_end(slot) ? NULL : slot;
 	bool from_rbp = p & STEP_CACHE_CFA_RBP;
 	if (from_rbp && !((*valid >> EHELF_RBP) & 1))
 		goto decline;

@@ -111,21 +111,29 @@ static inline bool step_cache_match(const step_cache_entry *e, uint64_t want,
  * into the following ways.  Entries are the sets' entries, copied whole
  * and checked the same way, so a line torn or stale is only a miss.
  */
-enum { STEP_TRACE_BITS = 12, STEP_TRACE_LINES = 1 << STEP_TRACE_BITS };
+enum { STEP_TRACE_BITS = 12, STEP_TRACE_LINES = 1 << STEP_TRACE_BITS,
+       STEP_TRACE_LEN = 4 };
 
 /* The bytes of a space's mapping: the sets, then the trace lines. */
 #define STEP_CACHE_MAP_BYTES                                                   \
-	((size_t)(STEP_CACHE_SIZE + STEP_TRACE_LINES * STEP_CACHE_WAYS) *      \
+	((size_t)(STEP_CACHE_SIZE + STEP_TRACE_LINES * STEP_TRACE_LEN) *       \
 	 sizeof(step_cache_entry))
 
-/* The trace line (STEP_CACHE_WAYS entries) starting with lookup pc PC. */
+/* The trace line (STEP_TRACE_LEN entries) starting with lookup pc PC. */
 static inline step_cache_entry *step_trace_line(step_cache_entry *cache,
 						uint64_t pc)
 {
 	return &cache[STEP_CACHE_SIZE +
-		      STEP_CACHE_WAYS * ((pc ^ (pc >> (STEP_TRACE_BITS + 1)) ^
-					  (pc >> 2 * (STEP_TRACE_BITS + 1))) &
-					 (STEP_TRACE_LINES - 1))];
+		      STEP_TRACE_LEN * ((pc ^ (pc >> (STEP_TRACE_BITS + 1)) ^
+					 (pc >> 2 * (STEP_TRACE_BITS + 1))) &
+					(STEP_TRACE_LINES - 1))];
+}
+
+/* Whether AT, an entry of a trace line or just after one, is past its
+ * line's end. */
+static inline bool step_trace_end(const step_cache_entry *at)
+{
+	return !((uintptr_t)at % (STEP_TRACE_LEN * sizeof *at));
 }
 
 /* A walk's place in the trace lines: the next entry of its current line
@@ -147,7 +155,7 @@ typedef struct step_trace {
 static inline step_cache_entry *step_trace_next(step_cache_entry *at)
 {
 	at++;
-	return (uintptr_t)at % (STEP_CACHE_WAYS * sizeof *at) ? at : NULL;
+	return step_trace_end(at) ? NULL : at;
 }
 
 /* Whether the entry of payload P and X (see key) is an outermost or a

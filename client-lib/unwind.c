@@ -511,7 +511,7 @@ trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
 		rip = nrip;
 		rsp = cfa;
 		slot++;
-		if (!((uintptr_t)slot % (STEP_CACHE_WAYS * sizeof *slot)))
+		if (step_trace_end(slot))
 			slot = NULL;
 		if (frames)
 			frames[n] = (ehelf_frame){ .pc = rip, .sp = rsp,

@@ -112,7 +112,7 @@ int main(void)
 			memset(set, 0, STEP_CACHE_WAYS * sizeof *set);
 		/* (and its trace line: the copy of an earlier trial's row) */
 		step_cache_entry *tline = step_trace_line(s->cache, pc);
-		memset(tline, 0, STEP_CACHE_WAYS * sizeof *tline);
+		memset(tline, 0, STEP_TRACE_LEN * sizeof *tline);
 		step_cache_fill(set, pc, sum);
 		int mode = (int)(next() % 3); /* 0 local, 1 remote, 2 snapshot */
 		bool remote = mode != 0;
@@ -206,7 +206,7 @@ int main(void)
 			}
 			/* lean (TRACK false): the same rip, rsp and rbp, R
 			 * untouched, no bit for rbx and r12-r15 */
-			memset(tline, 0, STEP_CACHE_WAYS * sizeof *tline);
+			memset(tline, 0, STEP_TRACE_LEN * sizeof *tline);
 			step_cache_fill(set, pc, sum);
 			{
 				ehelf_regs r3 = in;
@@ -232,7 +232,7 @@ int main(void)
 				CHECK(lazy3 == (lazy3 & (1u << EHELF_RBP)));
 				lean_steps++;
 			}
-			memset(tline, 0, STEP_CACHE_WAYS * sizeof *tline);
+			memset(tline, 0, STEP_TRACE_LEN * sizeof *tline);
 			step_cache_fill(set, pc, sum);
 			mode == 1 ? read_steps++ : mode == 2 ? snap_steps++ : direct_steps++;
 		} else {
@@ -302,7 +302,7 @@ int main(void)
 		if (trial % 2)	/* from an empty set, or one in use */
 			memset(e, 0, STEP_CACHE_WAYS * sizeof *e);
 		/* (the first part's rows of this pc, copied there) */
-		memset(step_trace_line(s->cache, pc), 0, STEP_CACHE_WAYS * sizeof *e);
+		memset(step_trace_line(s->cache, pc), 0, STEP_TRACE_LEN * sizeof *e);
 		step_cache_fill_outermost(e, pc);
 		CHECK(step_cache_is_outermost(e, pc));
 		CHECK(!step_cache_is_outermost(e, pc ^ 1));
