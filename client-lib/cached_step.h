@@ -103,6 +103,7 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
 	uint64_t want = *rip - !exact;
 	uint64_t p, x;
 	step_cache_entry *slot = t->slot;
+	t->ra_lost = false;
 	if (slot && !t->record && step_cache_match(slot, want, &p, &x)) {
 		slot++; /* the trace goes on: no other line to wait for */
 	} else {
@@ -200,8 +201,12 @@ found:;
 		/* through the reader: everything read before anything is
 		 * written, since a read may fail */
 		uint64_t got[8];
-		if (rd->read(rd->arg, cfa - 8, &got[0]) != 0)
-			goto decline;
+		if (rd->read(rd->arg, cfa - 8, &got[0]) != 0) {
+			t->slot = NULL;
+			t->marker = 0;
+			t->ra_lost = true;
+			return false;
+		}
 		nrip = got[0];
 		if (nrip == 0 || cfa <= *rsp)
 			goto decline;

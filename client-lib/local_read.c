@@ -20,13 +20,12 @@ static __thread struct {
 	local_range r;
 	local_range *self;
 } known __attribute__((tls_model("initial-exec")));
-static pid_t self_pid;
-
+/* This process, asked each time: a pid kept from before a fork(2) would
+ * make the child read its parent's memory (or fail to, under Yama).  A
+ * system call, on paths that make one anyway. */
 static pid_t self(void)
 {
-	if (!self_pid)
-		self_pid = getpid(); /* racing writers store the same value */
-	return self_pid;
+	return getpid();
 }
 
 /* How many of the N <= BATCH pages from FROM on are readable, in order:

@@ -149,6 +149,11 @@ typedef struct step_trace {
 	step_cache_entry *slot;
 	bool record;
 	uint64_t marker;
+	/* set by cached_step() when it declined a frame whose cached row it
+	 * had because the reader could not give the return address: the
+	 * complete step, the same row from the same CFA, fails the same way
+	 * (EHELF_E_READ) */
+	bool ra_lost;
 } step_trace;
 
 /* The entry after AT in its trace line, or NULL at the line's end. */

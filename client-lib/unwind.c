@@ -370,7 +370,7 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 	uint32_t valid = r->valid & EHELF_VALID_REGS;
 	step_trace none;
 	if (!trace) {
-		none = (step_trace){ NULL, false, 0 };
+		none = (step_trace){ NULL, false, 0, false };
 		trace = &none;
 	}
 	uint32_t own = 0, *lz = lazy ? lazy : &own;
@@ -573,7 +573,7 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 	bool exact = first_exact;
 	uint32_t path = EHELF_PATH_FIRST, fflags = 0;
 	uint64_t pf = 0; /* see stack_ahead() */
-	step_trace t = { NULL, false, 0 };
+	step_trace t = { NULL, false, 0, false };
 	uint32_t lazy = 0; /* see cached_step() */
 	/* The frames carry no registers but pc and sp: cached steps do not
 	 * track R (cached_step's TRACK false: rbx and r12-r15 are about a
@@ -624,6 +624,11 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 		int st;
 		if (t.marker && marker_step(r, &t, rd, rsp, &lazy, &st)) {
 			path = EHELF_PATH_EHELF;
+		} else if (t.ra_lost) {
+			/* the return address is not in the snapshot nor to be
+			 * read (a stack copy's end): the complete step would
+			 * fail the same way (the same row, the same CFA) */
+			st = EHELF_E_READ;
 		} else if (lean && n - 1 > known.n &&
 			   outermost_in_sets(s, rip, exact, &t)) {
 			st = EHELF_OUTERMOST; /* needs no registers */
@@ -642,7 +647,7 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 			path = known.path;
 			fflags = known.fflags;
 			exact = known.exact;
-			t = (step_trace){ NULL, false, 0 };
+			t = (step_trace){ NULL, false, 0, false };
 			pf = 0;
 			lean = false;
 			continue;

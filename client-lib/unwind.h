@@ -53,9 +53,12 @@ typedef struct walk_info {
  * frame whose pc is a return address (as the assembly entries of
  * ehelf_backtrace and unw_backtrace store them): its pc first into IPS;
  * WALK (may be NULL) says how the walk went.  The walk works in *CALLER:
- * when it stopped on a step that failed (WALK's stop), *CALLER holds the
- * registers of the last frame, whose pc is the last in IPS; otherwise
- * its contents are unspecified. */
+ * when it stopped on a complete step that failed (WALK's stop
+ * EHELF_E_NOT_COVERED, say), *CALLER holds the registers of the last
+ * frame, whose pc is the last in IPS; after any other stop (the outermost
+ * frame, the frame limit, a return address that could not be read) its
+ * contents are unspecified: a lean walk (unwind.c) leaves there the
+ * registers of an earlier frame. */
 int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
 		   walk_info *walk);
 

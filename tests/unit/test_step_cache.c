@@ -262,7 +262,7 @@ int main(void)
 					      trip - exact)
 					o[w].p = o[w].key = 0;
 			memset(step_trace_line(s->cache, trip - exact), 0,
-			       STEP_CACHE_WAYS * sizeof *o);
+			       STEP_TRACE_LEN * sizeof *o);
 			step_trace tr1 = { NULL, false };
 			CHECK(!cached_step(s, &trip, &trsp, &trbp, &tv, &t, !exact,
 					   reader_window(&rd), &rd, &tr1, &lazy, true));

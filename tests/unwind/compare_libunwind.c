@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "../../client-lib/include/ehelf.h"
 #include "../../common/elf_file.h"
@@ -32,7 +34,8 @@ enum { MAXF = 256 };
 
 static ehelf_space *space;
 static bool expect_dwarf;
-static atomic_int failures, probes, frames_total, dwarf_frames, ehelf_frames;
+static atomic_int failures, probes, frames_total, dwarf_frames, ehelf_frames,
+	snapshots;
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 
@@ -74,6 +77,87 @@ static void compare(const char *what, const ehelf_frame *e, int ne,
 	pthread_mutex_unlock(&print_lock);
 }
 
+/* ---- the same stack as a snapshot ------------------------------------------ */
+
+typedef struct snap_reads {
+	int calls;
+	bool fail; /* every read fails (a cut copy: nothing outside it) */
+} snap_reads;
+
+/* Reads outside the copy: this process's memory, with the kernel's checks. */
+static int snap_read(void *arg, uint64_t addr, uint64_t *value)
+{
+	snap_reads *sr = arg;
+	sr->calls++;
+	if (sr->fail)
+		return -1;
+	struct iovec l = { value, 8 }, r = { (void *)(uintptr_t)addr, 8 };
+	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == 8 ? 0 : -1;
+}
+
+static void snap_fail(const char *name, const char *what)
+{
+	atomic_fetch_add(&failures, 1);
+	pthread_mutex_lock(&print_lock);
+	fprintf(stderr, "%s: snapshot: %s\n", name, what);
+	pthread_mutex_unlock(&print_lock);
+}
+
+/*
+ * ehelf_unwind_snapshot over a copy of this thread's stack from frame 0 to
+ * the last frame of E (NE frames, the local walk from R0), twice (the
+ * step cache as the local walk left it, then as this one did): the same
+ * frames.  Then the copy cut at frame NE / 2's stack pointer, with a reader
+ * that fails: the frames up to that one, the last flagged truncated, and
+ * the reader asked at most twice when that frame's step came from an
+ * eh_elf (once, when from the cache: a walk that lost the return address
+ * there stops, the complete step would fail the same way; it used to
+ * take the complete step, and a walk that had not tracked the registers
+ * stepped all its frames again first, for the reader to be asked three
+ * times).
+ */
+static void check_snapshot(const char *name, const ehelf_regs *r0,
+			   const ehelf_frame *e, int ne)
+{
+	if (ne < 4)
+		return;
+	uint64_t lo = r0->r[EHELF_RSP], hi = e[ne - 1].sp + 8;
+	if (hi <= lo || hi - lo > (1u << 20))
+		return;
+	uint8_t *copy = malloc(hi - lo);
+	if (!copy)
+		return;
+	memcpy(copy, (const void *)(uintptr_t)lo, hi - lo);
+	for (int pass = 0; pass < 2; pass++) {
+		ehelf_frame f[MAXF];
+		snap_reads sr = { 0, false };
+		int n = ehelf_unwind_snapshot(space, r0, copy, lo, hi - lo, snap_read,
+					      &sr, f, MAXF, 0);
+		bool same = n == ne;
+		for (int i = 0; same && i < n; i++)
+			same = f[i].pc == e[i].pc && f[i].sp == e[i].sp;
+		if (!same)
+			snap_fail(name, "frames differ from the local walk's");
+	}
+	int k = ne / 2;
+	ehelf_frame f[MAXF];
+	snap_reads sr = { 0, true };
+	int n = ehelf_unwind_snapshot(space, r0, copy, lo, e[k].sp - lo, snap_read,
+				      &sr, f, MAXF, 0);
+	bool same = n == k + 1 && (f[k].flags & EHELF_FRAME_TRUNCATED);
+	for (int i = 0; same && i < n; i++)
+		same = f[i].pc == e[i].pc && f[i].sp == e[i].sp;
+	if (!same)
+		snap_fail(name, "a copy cut at a frame: not the frames up to it, truncated");
+	else if (e[k + 1].path == EHELF_PATH_EHELF && sr.calls > 2) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "a cut copy's reader asked %d times", sr.calls);
+		snap_fail(name, msg);
+	}
+	atomic_fetch_add(&snapshots, 1);
+	free(copy);
+}
+
 /* gdb-frames.py stops here after each probe. */
 void marker(const char *name);
 __attribute__((noinline)) void marker(const char *name)
@@ -94,6 +178,7 @@ __attribute__((noinline)) void probe(const char *name)
 	atomic_fetch_add(&probes, 1);
 	/* frame 0 of each is where it was taken, inside probe */
 	compare(name, e, ne, l, nl, 1);
+	check_snapshot(name, &r, e, ne);
 	/* for gdb: the frames, then a stop in marker, one thread at a time */
 	pthread_mutex_lock(&print_lock);
 	printf("EHELF %s:", name);
@@ -186,10 +271,12 @@ int main(int argc, char **argv)
 	int plts = plt_cases();
 	printf("compare-libunwind: %d probes (%d inside PLT entries), %d frames "
 	       "(%d stepped with eh_elfs, %d with libdw), %d of %d modules with "
-	       "an eh_elf, %d mismatches\n", atomic_load(&probes), plts,
+	       "an eh_elf, %d probes also as snapshots, whole and cut, %d "
+	       "mismatches\n", atomic_load(&probes), plts,
 	       atomic_load(&frames_total), atomic_load(&ehelf_frames),
-	       atomic_load(&dwarf_frames), with, mods, atomic_load(&failures));
-	bool ok = !atomic_load(&failures) && plts > 0 &&
+	       atomic_load(&dwarf_frames), with, mods, atomic_load(&snapshots),
+	       atomic_load(&failures));
+	bool ok = !atomic_load(&failures) && plts > 0 && atomic_load(&snapshots) >= 10 &&
 		  (expect_dwarf ? atomic_load(&dwarf_frames) > 0
 				: atomic_load(&dwarf_frames) == 0);
 	printf("compare-libunwind: %s\n", ok ? "PASS" : "FAIL");
