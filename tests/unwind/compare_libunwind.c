@@ -95,11 +95,11 @@ static int snap_read(void *arg, uint64_t addr, uint64_t *value)
 	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == 8 ? 0 : -1;
 }
 
-static void snap_fail(const char *name, const char *what)
+static void check_fail(const char *name, const char *what)
 {
 	atomic_fetch_add(&failures, 1);
 	pthread_mutex_lock(&print_lock);
-	fprintf(stderr, "%s: snapshot: %s\n", name, what);
+	fprintf(stderr, "%s: %s\n", name, what);
 	pthread_mutex_unlock(&print_lock);
 }
 
@@ -137,7 +137,7 @@ static void check_snapshot(const char *name, const ehelf_regs *r0,
 		for (int i = 0; same && i < n; i++)
 			same = f[i].pc == e[i].pc && f[i].sp == e[i].sp;
 		if (!same)
-			snap_fail(name, "frames differ from the local walk's");
+			check_fail(name, "snapshot: frames differ from the local walk's");
 	}
 	int k = ne / 2;
 	ehelf_frame f[MAXF];
@@ -148,14 +148,47 @@ static void check_snapshot(const char *name, const ehelf_regs *r0,
 	for (int i = 0; same && i < n; i++)
 		same = f[i].pc == e[i].pc && f[i].sp == e[i].sp;
 	if (!same)
-		snap_fail(name, "a copy cut at a frame: not the frames up to it, truncated");
+		check_fail(name, "snapshot: a copy cut at a frame: not the frames up to it, truncated");
 	else if (e[k + 1].path == EHELF_PATH_EHELF && sr.calls > 2) {
 		char msg[96];
-		snprintf(msg, sizeof msg, "a cut copy's reader asked %d times", sr.calls);
-		snap_fail(name, msg);
+		snprintf(msg, sizeof msg, "snapshot: a cut copy's reader asked %d times", sr.calls);
+		check_fail(name, msg);
 	}
 	atomic_fetch_add(&snapshots, 1);
 	free(copy);
+}
+
+/*
+ * The frame limit, reached anywhere in a walk (inside the loop that steps
+ * frames straight from the trace lines, too): with MAX from 1 to NE, the
+ * first MAX frames of E (the local walk from R0), for ehelf_unwind_local
+ * and ehelf_backtrace (whose first pc is its return address into this
+ * function, then the callers of E's frame 0).
+ */
+static __attribute__((noinline)) void check_limits(const char *name,
+						 const ehelf_regs *r0,
+			 const ehelf_frame *e, int ne)
+{
+	for (int max = 1; max <= ne && max <= 48; max++) {
+		ehelf_frame f[MAXF];
+		int n = ehelf_unwind_local(space, r0, f, max, 0);
+		bool same = n == max;
+		for (int i = 0; same && i < n; i++)
+			same = f[i].pc == e[i].pc && f[i].sp == e[i].sp;
+		void *ips[MAXF];
+		int nb = ehelf_backtrace(ips, max + 1);
+		/* ips[0]: here; ips[1]: probe, as e[0] but a return address */
+		bool bsame = nb == max + 1 || expect_dwarf;
+		for (int i = 2; bsame && i < nb; i++)
+			bsame = (uint64_t)(uintptr_t)ips[i] == e[i - 1].pc;
+		if (same && bsame)
+			continue;
+		char msg[96];
+		snprintf(msg, sizeof msg, "at most %d frames: %d (%s)", max,
+			 same ? nb : n, same ? "ehelf_backtrace" : "ehelf_unwind_local");
+		check_fail(name, msg);
+		return;
+	}
 }
 
 /* gdb-frames.py stops here after each probe. */
@@ -179,6 +212,7 @@ __attribute__((noinline)) void probe(const char *name)
 	/* frame 0 of each is where it was taken, inside probe */
 	compare(name, e, ne, l, nl, 1);
 	check_snapshot(name, &r, e, ne);
+	check_limits(name, &r, e, ne);
 	/* for gdb: the frames, then a stop in marker, one thread at a time */
 	pthread_mutex_lock(&print_lock);
 	printf("EHELF %s:", name);
