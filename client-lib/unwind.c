@@ -423,31 +423,13 @@ static bool stops_uncovered(const ehelf_space *s, uint64_t rip, bool exact,
 }
 
 /*
- * Local unwinding when cold (a sampling profiler's case: the program's
- * work between two samples has evicted the stack's outer part): each
- * cached step waits for the step cache line its rip picks, then for the
- * stack line at its CFA, then the next frame's cache line, and so on.  The
- * stack lines of the frames to come are known in advance, though (the
- * callers' frames are above): they are asked for STACK_AHEAD bytes ahead
- * of the frame, each line once per walk (*PF: the first line not asked
- * for yet), so that their misses overlap the step cache's.  Prefetches do
- * not fault: a line beyond the stack costs nothing but the asking.
+ * No stack prefetching for local walks: asking for the stack lines 1 KiB
+ * ahead of each frame (each line once per walk) was within this VM's noise
+ * when sampling cold at the kernel's tick, and cost 16% of the
+ * instructions of a warm walk and 5-15% of the time at 19 kHz (zlib,
+ * sqlite, C++; runs taking turns, issue 21's fourth stop).  A snapshot
+ * known to be cold is prefetched whole (EHELF_UNWIND_COLD_SNAPSHOT).
  */
-enum { STACK_AHEAD = 1024 };
-
-static inline __attribute__((always_inline)) void
-stack_ahead(uint64_t sp, uint64_t *pf)
-{
-	/* user stack addresses are far below 2^64 - STACK_AHEAD: no wrap
-	 * (a wrapped END asks for nothing) */
-	uint64_t end = sp + STACK_AHEAD;
-	if (__builtin_expect(*pf >= end, 1))
-		return;
-	if (*pf < sp) /* the first frame, or after a signal frame's jump */
-		*pf = sp & ~(uint64_t)63;
-	for (; *pf < end; *pf += 64)
-		__builtin_prefetch((const void *)(uintptr_t)*pf);
-}
 
 /*
  * The trace run: the frames that follow each other in the trace lines
@@ -467,7 +449,7 @@ stack_ahead(uint64_t sp, uint64_t *pf)
 static inline __attribute__((always_inline)) bool
 trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
 	  uint64_t *rspp, uint64_t *rbpp, uint32_t *validp, uint32_t *lazyp,
-	  window w, bool local, uint64_t *pf, ehelf_frame *frames, void **ips,
+	  window w, ehelf_frame *frames, void **ips,
 	  int skip, int *np, int max)
 {
 	step_cache_entry *slot = *slotp;
@@ -522,8 +504,6 @@ trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
 			full = true;
 			break;
 		}
-		if (local)
-			stack_ahead(rsp, pf);
 	}
 	*slotp = slot;
 	*ripp = rip;
@@ -572,7 +552,6 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 	 * reached through a signal frame */
 	bool exact = first_exact;
 	uint32_t path = EHELF_PATH_FIRST, fflags = 0;
-	uint64_t pf = 0; /* see stack_ahead() */
 	step_trace t = { NULL, false, 0, false };
 	uint32_t lazy = 0; /* see cached_step() */
 	/* The frames carry no registers but pc and sp: cached steps do not
@@ -598,13 +577,11 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 			ips[n - skip] = (void *)(uintptr_t)rip;
 		if (++n == max)
 			break;
-		if (rd->local)
-			stack_ahead(rsp, &pf);
 		if (lean && !exact && t.slot && !t.record) {
 			int n0 = n;
 			bool full = trace_run(space_cache(s), &t.slot, &rip, &rsp,
-					      &rbp, &valid, &lazy, w, rd->local,
-					      &pf, frames, ips, skip, &n, max);
+					      &rbp, &valid, &lazy, w, frames, ips,
+					      skip, &n, max);
 			if (n != n0) {
 				path = EHELF_PATH_EHELF;
 				fflags = 0;
@@ -648,7 +625,6 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 			fflags = known.fflags;
 			exact = known.exact;
 			t = (step_trace){ NULL, false, 0, false };
-			pf = 0;
 			lean = false;
 			continue;
 		} else {
