@@ -103,6 +103,17 @@ static void check_fail(const char *name, const char *what)
 	pthread_mutex_unlock(&print_lock);
 }
 
+/* scenario_cfa_rbx.S: the frame whose CFA is in rbx, which no step cache
+ * entry holds (its eh_elf's code steps it, reading more than the return
+ * address) */
+extern const char cfa_rbx_outer[], cfa_rbx_outer_end[];
+
+static bool in_cfa_rbx_outer(uint64_t pc)
+{
+	return pc >= (uint64_t)(uintptr_t)cfa_rbx_outer &&
+	       pc <= (uint64_t)(uintptr_t)cfa_rbx_outer_end;
+}
+
 /*
  * ehelf_unwind_snapshot over a copy of this thread's stack from frame 0 to
  * the last frame of E (NE frames, the local walk from R0), twice (the
@@ -110,7 +121,7 @@ static void check_fail(const char *name, const char *what)
  * frames.  Then the copy cut at frame NE / 2's stack pointer, with a reader
  * that fails: the frames up to that one, the last flagged truncated, and
  * the reader asked at most twice when that frame's step came from an
- * eh_elf (once, when from the cache: a walk that lost the return address
+ * eh_elf's row the cache holds (once, when from the cache: a walk that lost the return address
  * there stops, the complete step would fail the same way; it used to
  * take the complete step, and a walk that had not tracked the registers
  * stepped all its frames again first, for the reader to be asked three
@@ -149,7 +160,8 @@ static void check_snapshot(const char *name, const ehelf_regs *r0,
 		same = f[i].pc == e[i].pc && f[i].sp == e[i].sp;
 	if (!same)
 		check_fail(name, "snapshot: a copy cut at a frame: not the frames up to it, truncated");
-	else if (e[k + 1].path == EHELF_PATH_EHELF && sr.calls > 2) {
+	else if (e[k + 1].path == EHELF_PATH_EHELF && !in_cfa_rbx_outer(e[k].pc) &&
+		 sr.calls > 2) {
 		char msg[96];
 		snprintf(msg, sizeof msg, "snapshot: a cut copy's reader asked %d times", sr.calls);
 		check_fail(name, msg);

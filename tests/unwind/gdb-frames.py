@@ -12,6 +12,7 @@ gdb.execute("set print thread-events off")
 gdb.execute("set backtrace past-main on")
 gdb.execute("set backtrace past-entry on")
 gdb.execute("handle SIGUSR1 nostop noprint pass")  # scen_signal raises it
+gdb.execute("handle SIGUSR2 nostop noprint pass")  # and scen_cfa_rbx this one
 gdb.execute("break marker")
 gdb.execute("run")
 while True:

@@ -97,12 +97,32 @@ void scen_threads(void)
 		pthread_join(t[i], NULL);
 }
 
-void cfa_rbx_outer(void); /* scenario_cfa_rbx.S */
+/* scenario_cfa_rbx.S */
+void cfa_rbx_outer(void (*leaf)(void), int direct);
+void cfa_rbx_sigleaf(void);
+
+__attribute__((noinline)) static void leaf_probe(void)
+{
+	probe("cfa-rbx");
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
+static void on_signal_rbx(int sig)
+{
+	(void)sig;
+	probe("cfa-rbx-signal");
+}
 
 void scen_cfa_rbx(void)
 {
 	for (int i = 0; i < 2; i++)
-		cfa_rbx_outer();
+		cfa_rbx_outer(leaf_probe, 0);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal_rbx;
+	sigaction(SIGUSR2, &sa, NULL);
+	for (int i = 0; i < 2; i++)
+		cfa_rbx_outer(cfa_rbx_sigleaf, 1);
 }
 
 void scen_all(void)

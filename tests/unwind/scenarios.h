@@ -23,9 +23,10 @@ void scen_cxx(void);        /* libstdc++: std::sort; an exception in flight
 			     * stack, and from a destructor it runs) */
 void scen_threads(void);    /* four threads running qsort at once */
 void scen_cfa_rbx(void);    /* a CFA kept in rbx, below a frame that saves
-			     * rbx and clobbers it; probed twice, the
-			     * second time with the step cache warm
-			     * (scenario_cfa_rbx.S) */
+			     * rbx and clobbers it, probed twice (the
+			     * second time with the step cache warm); then
+			     * twice from a signal handler, the rbx it needs
+			     * in the signal's ucontext (scenario_cfa_rbx.S) */
 
 /* All of them, in the order above. */
 void scen_all(void);
