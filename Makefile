@@ -144,7 +144,7 @@ $(PERFTOOL_LIB): $(PERFTOOL_SRC:%.c=$(B)/obj/%.o)
 $(B)/bin/ehelf-perf: $(B)/obj/client-lib/ehelf_perf.o $(PERFTOOL_LIB) \
                      $(PERF_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
 # the cross-check runs the benchmark's baselines too
 $(B)/tests/perf/unwind_crosscheck: $(B)/obj/tests/perf/unwind_crosscheck.o \
         $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.o \

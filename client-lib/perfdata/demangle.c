@@ -15,12 +15,45 @@
 #include "rust_v0.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* libstdc++'s demangler (the program is linked with g++). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
+/* libstdc++'s demangler, looked up the first time a C++ name is met: a
+ * program that links libstdc++ pays its loading at every start (some
+ * 0.5 ms here, a tenth of ehelf-perf's fixed cost), and most runs find
+ * their names already demangled in the saved symbol tables.  dlopen of the
+ * library already loaded (in a C++ program) returns it. */
+typedef char *cxa_demangle_fn(const char *mangled, char *buf, size_t *len,
+			      int *status);
+
+static cxa_demangle_fn *cxa_demangler(void)
+{
+	static _Atomic(cxa_demangle_fn *) fn;
+	static atomic_bool tried;
+	cxa_demangle_fn *f = atomic_load(&fn);
+	if (f || atomic_load(&tried))
+		return f;
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (h)
+		f = (cxa_demangle_fn *)dlsym(h, "__cxa_demangle");
+	atomic_store(&fn, f);
+	atomic_store(&tried, true);
+	return f;
+}
+
+/* __cxa_demangle, or NULL (*STATUS -1) without libstdc++ */
+static char *cxa_demangle(const char *mangled, int *status)
+{
+	cxa_demangle_fn *f = cxa_demangler();
+	if (!f) {
+		*status = -1;
+		return NULL;
+	}
+	return f(mangled, NULL, NULL, status);
+}
 
 static bool is_ident(char c)
 {
@@ -242,7 +275,7 @@ static char *cxx_demangle(const char *raw)
 	int status;
 	if (strncmp(raw, "_GLOBAL_", 8) == 0 && raw[8] && strchr("._$", raw[8]) &&
 	    (raw[9] == 'D' || raw[9] == 'I') && raw[10] == '_')
-		return __cxa_demangle(raw, NULL, NULL, &status);
+		return cxa_demangle(raw, &status);
 	if (raw[0] != '_' || raw[1] != 'Z')
 		return NULL;
 	/* Mangled names are [A-Za-z0-9_], and '$' inside identifiers (clang's
@@ -256,13 +289,13 @@ static char *cxx_demangle(const char *raw)
 		return NULL;
 	memcpy(buf, raw, n);
 	buf[n] = '\0';
-	char *d = __cxa_demangle(buf, NULL, NULL, &status);
+	char *d = cxa_demangle(buf, &status);
 	/* libiberty parses no further than the name: when libstdc++'s
 	 * (older) demangler rejects the whole, its longest prefix that
 	 * parses (the name, with as much of the rest as parses) */
 	for (size_t k = n - 1; !d && status == -2 && k > 2; k--) {
 		buf[k] = '\0';
-		d = __cxa_demangle(buf, NULL, NULL, &status);
+		d = cxa_demangle(buf, &status);
 		if (!d && status != -2)
 			break;
 	}
