@@ -217,6 +217,10 @@ static int run(const char *input, bool folded, bool show_progress, bool fetch)
 	}
 	if (show_progress && status == 0)
 		progress(r, sc.samples, true);
+	const char *dfail = dso_table_debuginfod_failure(dsos);
+	if (dfail) /* files were missing here: their symbols are too */
+		fprintf(stderr, "ehelf-perf: files missing here were not asked "
+			"of $DEBUGINFOD_URLS: %s\n", dfail);
 	if (ob_flush(&out) < 0 || fflush(stdout) != 0) {
 		fprintf(stderr, "ehelf-perf: write error on standard output\n");
 		status = 1;

@@ -20,26 +20,39 @@ struct dinfod {
 			      char **);
 };
 
-dinfod *dinfod_new(void)
+dinfod *dinfod_new(char *why, size_t cap)
 {
+	if (cap)
+		why[0] = '\0';
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	if (!urls || !*urls)
 		return NULL;
 	static void *lib;
-	if (!lib && !(lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL)))
+	if (!lib && !(lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL))) {
+		const char *e = dlerror();
+		snprintf(why, cap, "%s", e ? e : "libdebuginfod.so.1 not loaded");
 		return NULL;
+	}
 	debuginfod_client *(*begin)(void) =
 		(debuginfod_client *(*)(void))dlsym(lib, "debuginfod_begin");
 	dinfod *c = calloc(1, sizeof *c);
-	if (!c)
+	if (!c) {
+		snprintf(why, cap, "out of memory");
 		return NULL;
+	}
 	*(void **)&c->end = dlsym(lib, "debuginfod_end");
 	*(void **)&c->find_executable = dlsym(lib, "debuginfod_find_executable");
 	*(void **)&c->find_debuginfo = dlsym(lib, "debuginfod_find_debuginfo");
-	if (!begin || !c->end || !c->find_executable || !c->find_debuginfo ||
-	    !(c->client = begin())) {
+	if (!begin || !c->end || !c->find_executable || !c->find_debuginfo) {
+		snprintf(why, cap, "libdebuginfod.so.1 lacks debuginfod_begin, "
+			 "_end or _find_*");
 		free(c);
-		c = NULL;
+		return NULL;
+	}
+	if (!(c->client = begin())) {
+		snprintf(why, cap, "debuginfod_begin failed");
+		free(c);
+		return NULL;
 	}
 	return c;
 }

@@ -16,9 +16,10 @@
 
 typedef struct dinfod dinfod;
 
-/* A session: NULL when $DEBUGINFOD_URLS is unset or empty (or out of
- * memory).  Not thread-safe. */
-dinfod *dinfod_new(void);
+/* A session: NULL when $DEBUGINFOD_URLS is unset or empty, or when
+ * libdebuginfod cannot be loaded or started (then, and out of memory, WHY
+ * (CAP bytes) says why; "" otherwise).  Not thread-safe. */
+dinfod *dinfod_new(char *why, size_t cap);
 void dinfod_free(dinfod *c);
 
 typedef enum dinfod_kind {

@@ -19,6 +19,7 @@ struct dso_table {
 	bool use_debuginfod;
 	bool dinfod_tried;
 	dinfod *dinfod;		/* begun on first need */
+	char dinfod_why[256];	/* why it could not begin, "" if it did */
 };
 
 dso_table *dso_table_new(void)
@@ -47,6 +48,11 @@ void dso_table_free(dso_table *t)
 		}
 	dinfod_free(t->dinfod);
 	free(t);
+}
+
+const char *dso_table_debuginfod_failure(const dso_table *t)
+{
+	return t->dinfod_why[0] ? t->dinfod_why : NULL;
 }
 
 void dso_table_use_debuginfod(dso_table *t, bool on)
@@ -114,7 +120,7 @@ static bool open_elsewhere(dso_table *t, dso *d)
 	} else {
 		if (t->use_debuginfod && !t->dinfod_tried) {
 			t->dinfod_tried = true;
-			t->dinfod = dinfod_new();
+			t->dinfod = dinfod_new(t->dinfod_why, sizeof t->dinfod_why);
 		}
 		if (dinfod_find(t->dinfod, DINFOD_EXECUTABLE, d->build_id,
 				d->build_id_len, file, sizeof file) != 0 ||

@@ -67,6 +67,11 @@ void dso_table_free(dso_table *t);
  * off in a new table. */
 void dso_table_use_debuginfod(dso_table *t, bool on);
 
+/* When files were to be asked of debuginfod ($DEBUGINFOD_URLS set) but
+ * libdebuginfod could not be loaded or started: why (owned by T); else
+ * NULL. */
+const char *dso_table_debuginfod_failure(const dso_table *t);
+
 /* The dso for PATH with build-ID ID (LEN 0: unknown, take the file's).
  * Never NULL but on allocation failure; a file that cannot be opened gives
  * an unusable dso (so that it is tried once). */

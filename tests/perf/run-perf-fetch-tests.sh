@@ -222,5 +222,15 @@ DEBUGINFOD_URLS=$durl DEBUGINFOD_CACHE_PATH=$T/dcache-n "$ep" script \
 ! grep -q ' leaf+' "$T/prog.nofetch" && [ ! -e "$T/dcache-n" ] &&
 	ok "--no-fetch: debuginfod not asked" ||
 	bad "--no-fetch: debuginfod asked, or symbols found"
+# a libdebuginfod that cannot be loaded (an empty file found first): the
+# output as without the files, and the reason said once on stderr
+mkdir "$T/badlib" && : >"$T/badlib/libdebuginfod.so.1"
+rc=0
+LD_LIBRARY_PATH=$T/badlib DEBUGINFOD_URLS=$durl DEBUGINFOD_CACHE_PATH=$T/dcache-b \
+	"$ep" script -i "$T/rec/prog.data" --no-progress >"$T/prog.badlib" 2>"$T/prog.badlib.err" || rc=$?
+[ "$rc" = 0 ] && ! grep -q ' leaf+' "$T/prog.badlib" && [ ! -e "$T/dcache-b" ] &&
+	[ "$(grep -c 'not asked of \$DEBUGINFOD_URLS: .*libdebuginfod.so.1' "$T/prog.badlib.err")" = 1 ] &&
+	ok "libdebuginfod not loadable: said once ($(head -c 120 "$T/prog.badlib.err"))" ||
+	bad "libdebuginfod not loadable: exit $rc, stderr: $(head -c 300 "$T/prog.badlib.err")"
 
 [ "$fails" = 0 ] && echo "ehelf-perf fetch tests: PASS" || { echo "ehelf-perf fetch tests: $fails FAILED"; exit 1; }
