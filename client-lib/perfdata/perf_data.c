@@ -1891,11 +1891,15 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 	r->partial = bytes;
 	/* one pread per record, or nearly: spare each its update of the
 	 * access time (allowed to the file's owner) and the readahead
-	 * bookkeeping (the pages are read where the records are) */
-	int fl = fcntl(r->fd, F_GETFL);
-	if (fl >= 0)
-		(void)fcntl(r->fd, F_SETFL, fl | O_NOATIME);
-	(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_RANDOM);
+	 * bookkeeping (the pages are read where the records are).  Only on
+	 * a descriptor of our own: standard input's open file is shared
+	 * with whoever redirected it, and its flags and advice with it. */
+	if (r->own_fd) {
+		int fl = fcntl(r->fd, F_GETFL);
+		if (fl >= 0)
+			(void)fcntl(r->fd, F_SETFL, fl | O_NOATIME);
+		(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_RANDOM);
+	}
 	return 1;
 }
 

@@ -174,6 +174,20 @@ for w in hackbench python cc1plus sqlite pipe zfile zpipe vdso vpipe lld $plt $j
 		head -n 40 "$T/$w.cmp"
 	fi
 done
+# a recording file (not a pipe) on standard input: the same output, and
+# the open file it shares with the caller left as it was (ehelf-perf sets
+# O_NOATIME and its read-ahead advice only on descriptors of its own)
+rc=0
+( "$ep" script -i - --no-progress <&3 >"$T/stdin.ehelf" 2>"$T/stdin.err" || exit 1
+  awk '/^flags:/ { print $2 }' /proc/self/fdinfo/3 >"$T/stdin.flags" ) \
+	3<"$T/rec/hackbench.data" || rc=$?
+fl=$(cat "$T/stdin.flags" 2>/dev/null || echo 0)
+if [ "$rc" = 0 ] && cmp -s "$T/hackbench.ehelf" "$T/stdin.ehelf" &&
+   [ "$(( 0$fl & 01000000 ))" = 0 ]; then
+	ok "a file on standard input: the same output, its shared flags untouched ($fl)"
+else
+	bad "a file on standard input: exit $rc, flags $fl, output $(cmp "$T/hackbench.ehelf" "$T/stdin.ehelf" 2>&1 | head -c 100)"
+fi
 # every frame line in the long-symbol program is whole: a tab, the ip,
 # the symbol (perf prints the same lines)
 if [ -s "$T/rec/longsym.data" ]; then
