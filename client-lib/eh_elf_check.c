@@ -103,6 +103,13 @@ static int check_ehdr(ctx *c, Elf64_Ehdr *eh)
 		if (eh->e_shnum != 0)
 			return refuse(c, "ELF header: %u section headers but no "
 				      "table", eh->e_shnum);
+		/* as the writer leaves them: no table, no entry size, no
+		 * name table */
+		if (eh->e_shentsize != 0 || eh->e_shstrndx != SHN_UNDEF)
+			return refuse(c, "ELF header: no section headers, but a "
+				      "section header size (%u) or name table "
+				      "index (%u)", eh->e_shentsize,
+				      eh->e_shstrndx);
 		return 0;
 	}
 	uint64_t nsh = eh->e_shnum ? eh->e_shnum : 1; /* 0: extended count */

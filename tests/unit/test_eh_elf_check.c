@@ -352,6 +352,15 @@ static void check_sections(const image *base, const image *plain,
 	free(odd.b);
 	image stripped = strip_sections(base);
 	accepted("no-sections", &stripped, hex);
+	/* no table, yet an entry size or a name table index */
+	im_ehdr(&stripped)->e_shentsize = sizeof(Elf64_Shdr);
+	refused("no table, an entry size", &stripped,
+		"ELF header: no section headers, but a section header size");
+	im_ehdr(&stripped)->e_shentsize = 0;
+	im_ehdr(&stripped)->e_shstrndx = 3;
+	refused("no table, a name table index", &stripped,
+		"ELF header: no section headers, but a section header size");
+	im_ehdr(&stripped)->e_shstrndx = SHN_UNDEF;
 	CHECK(stripped.len == plain->len &&
 	      memcmp(stripped.b, plain->b, plain->len) == 0);
 	truncations(&stripped);
