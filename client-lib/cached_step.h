@@ -62,6 +62,65 @@ static inline void cached_step_load(ehelf_regs *r, uint32_t *lazy)
 	X(7, EHELF_R15)
 #define RBP_SLOT(p) ((int8_t)(uint8_t)((p) >> 24))
 
+enum { READ_DONE, READ_DECLINE, READ_LOST };
+
+/*
+ * cached_step()'s loads through the reader RD (a load outside the window):
+ * the return address at CFA - 8 into *NRIP, rbp's slot (P's) into *NRBP,
+ * and with TRACK the other saved registers into R (their bits set in
+ * *VALID, cleared in *LAZY), everything read before anything is written,
+ * since a read may fail.  READ_DONE; READ_LOST when the return address
+ * cannot be read; READ_DECLINE when another load fails, or the frame is
+ * not for the cache (a zero return address, a CFA not above RSP).  Apart
+ * and not inlined: local walks never come here, and its buffer would
+ * otherwise take 64 bytes of every walk's frame (cold stack lines when
+ * sampling).
+ */
+static __attribute__((noinline, cold)) int
+cached_step_read(const reader *rd, uint64_t p, uint64_t cfa, uint64_t rsp,
+		 ehelf_regs *r, uint32_t *valid, uint32_t *lazy, uint64_t *nrip,
+		 uint64_t *nrbp, bool track)
+{
+	uint64_t got[8];
+	if (rd->read(rd->arg, cfa - 8, &got[0]) != 0)
+		return READ_LOST;
+	if (got[0] == 0 || cfa <= rsp)
+		return READ_DECLINE;
+#define READ(K, REG)                                                            \
+	{                                                                       \
+		int8_t w_ = (int8_t)(uint8_t)(p >> (8 * (K)));                  \
+		if ((uint8_t)w_ != STEP_CACHE_KEPT &&                           \
+		    rd->read(rd->arg, cfa + (uint64_t)(int64_t)w_ * 8,          \
+			     &got[K]) != 0)                                     \
+			return READ_DECLINE;                                    \
+	}
+	if (track) {
+		CACHE_SLOTS(READ)
+	}
+	READ(3, EHELF_RBP)
+#undef READ
+	uint32_t v = *valid, lz = *lazy;
+#define COMMIT(K, REG)                                                          \
+	if ((uint8_t)(p >> (8 * (K))) != STEP_CACHE_KEPT) {                     \
+		r->r[REG] = got[K];                                             \
+		v |= 1u << (REG);                                               \
+		lz &= ~(1u << (REG));                                           \
+	}
+	if (track) {
+		CACHE_SLOTS(COMMIT)
+	}
+#undef COMMIT
+	*nrip = got[0];
+	if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
+		*nrbp = got[3];
+		v |= 1u << EHELF_RBP;
+		lz &= ~(1u << EHELF_RBP);
+	}
+	*valid = v;
+	*lazy = lz;
+	return READ_DONE;
+}
+
 /*
  * One step of the frame in *R through the step cache, in place: true, or
  * false (*R unchanged) when the frame's row is not cached or anything is
@@ -198,45 +257,15 @@ found:;
 			lz |= 1u << EHELF_RBP;
 		}
 	} else if (!rd->local) {
-		/* through the reader: everything read before anything is
-		 * written, since a read may fail */
-		uint64_t got[8];
-		if (rd->read(rd->arg, cfa - 8, &got[0]) != 0) {
+		switch (cached_step_read(rd, p, cfa, *rsp, r, &v, &lz, &nrip,
+					 &nrbp, track)) {
+		case READ_LOST:
 			t->slot = NULL;
 			t->marker = 0;
 			t->ra_lost = true;
 			return false;
-		}
-		nrip = got[0];
-		if (nrip == 0 || cfa <= *rsp)
+		case READ_DECLINE:
 			goto decline;
-#define READ(K, REG)                                                            \
-		{                                                               \
-			int8_t w_ = (int8_t)(uint8_t)(p >> (8 * (K)));          \
-			if ((uint8_t)w_ != STEP_CACHE_KEPT &&                   \
-			    rd->read(rd->arg, cfa + (uint64_t)(int64_t)w_ * 8,  \
-				     &got[K]) != 0)                             \
-				goto decline;                                   \
-		}
-		if (track) {
-			CACHE_SLOTS(READ)
-		}
-		READ(3, EHELF_RBP)
-#undef READ
-#define COMMIT(K, REG)                                                          \
-		if ((uint8_t)(p >> (8 * (K))) != STEP_CACHE_KEPT) {             \
-			r->r[REG] = got[K];                                     \
-			v |= 1u << (REG);                                       \
-			lz &= ~(1u << (REG));                                   \
-		}
-		if (track) {
-			CACHE_SLOTS(COMMIT)
-		}
-#undef COMMIT
-		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
-			nrbp = got[3];
-			v |= 1u << EHELF_RBP;
-			lz &= ~(1u << EHELF_RBP);
 		}
 	} else {
 		goto decline;

@@ -6,6 +6,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "walk_hot.h"
+
 enum {
 	PAGE = 4096,
 	BATCH = 32,                 /* pages checked per system call */
@@ -15,7 +17,9 @@ enum {
 
 /* The thread's range, and its own address once known: &known.r costs a
  * load of the thread pointer (the TCB's line, a cache miss of its own
- * when sampling), SELF only the line the range is in. */
+ * when sampling), SELF only the line the range is in.  SELF is read at
+ * its offset from the thread pointer kept in walk_hot's line, not
+ * through the GOT entry the compiler would use (another line). */
 static __thread struct {
 	local_range r;
 	local_range *self;
@@ -73,9 +77,26 @@ static __attribute__((noinline)) local_range *range_move(local_range *k,
 	return k;
 }
 
+/* This thread's KNOWN.SELF, or NULL before its first walk. */
+static inline local_range *known_self(void)
+{
+	long off = atomic_load_explicit(&ehelf_walk_hot.known_tls,
+					memory_order_relaxed);
+	local_range *k;
+	if (__builtin_expect(off == 0, 0)) { /* the process's first walk */
+		uintptr_t tp; /* %fs:0 holds the thread pointer (x86_64 TLS ABI) */
+		__asm__("movq %%fs:0, %0" : "=r"(tp));
+		off = (long)((uintptr_t)&known.self - tp);
+		atomic_store_explicit(&ehelf_walk_hot.known_tls, off,
+				      memory_order_relaxed);
+	}
+	__asm__ volatile("movq %%fs:(%1), %0" : "=r"(k) : "r"(off) : "memory");
+	return k;
+}
+
 local_range *local_range_for(uint64_t sp)
 {
-	local_range *k = known.self;
+	local_range *k = known_self();
 	if (__builtin_expect(!k, 0))
 		k = known.self = &known.r;
 	if (sp >= k->lo && sp < k->hi)

@@ -33,6 +33,7 @@
 #include "space.h"
 #include "summary_step.h"
 #include "unwind.h"
+#include "walk_hot.h"
 
 const uint64_t ehelf_no_window; /* see reader_window() */
 
@@ -523,9 +524,11 @@ trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
  * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
  * inlined with constant arguments, one loop for each.  WALK (when not
  * NULL) tells how the walk went (unwind.h).  The registers are worked on
- * in WORK, which holds INITIAL's (the same), or (NULL) in a copy: the
- * backtrace entries give the registers they stored, so that the walk
- * writes no other 144 bytes of stack (cold lines, when sampling).
+ * in WORK, which holds INITIAL's (the same, or a copy): the backtrace
+ * entries give the registers they stored, so that the walk writes no
+ * other 144 bytes of stack (cold lines, when sampling); a copy made here
+ * when asked for would stay in their frames too, the compiler not knowing
+ * that WORK is never NULL there.
  */
 static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
@@ -539,11 +542,7 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 	if (!((initial->valid >> EHELF_RIP) & 1) ||
 	    !((initial->valid >> EHELF_RSP) & 1))
 		return EHELF_E_BADREG;
-	ehelf_regs own, *r = work;
-	if (!r) {
-		r = &own;
-		regs_copy(r, initial);
-	}
+	ehelf_regs *r = work;
 	uint64_t rip = r->r[EHELF_RIP], rsp = r->r[EHELF_RSP], rbp = r->r[EHELF_RBP];
 	uint32_t valid = r->valid & EHELF_VALID_REGS;
 	window w = reader_window(rd);
@@ -665,8 +664,10 @@ static int unwind(const ehelf_space *s, const ehelf_regs *initial,
 		  const reader *rd, ehelf_frame *frames, int max,
 		  unsigned flags)
 {
-	return unwind_loop(s, initial, NULL, rd, frames, NULL, 0, max, flags, NULL,
-			   true);
+	ehelf_regs work;
+	regs_copy(&work, initial);
+	return unwind_loop(s, initial, &work, rd, frames, NULL, 0, max, flags,
+			   NULL, true);
 }
 
 int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
@@ -728,13 +729,25 @@ void ehelf_regs_from_ucontext(ehelf_regs *r, const void *ucv)
 {
 	const ucontext_t *uc = ucv;
 	const greg_t *g = uc->uc_mcontext.gregs;
-	static const int map[EHELF_NREGS] = {
-		REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP,
-		REG_RSP, REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13,
-		REG_R14, REG_R15, REG_RIP,
-	};
-	for (int i = 0; i < EHELF_NREGS; i++)
-		r->r[i] = (uint64_t)g[map[i]];
+	/* one by one: a table of the indexes would be a cold line of its own
+	 * when sampling (a miss per sample, issue 21) */
+	r->r[EHELF_RAX] = (uint64_t)g[REG_RAX];
+	r->r[EHELF_RDX] = (uint64_t)g[REG_RDX];
+	r->r[EHELF_RCX] = (uint64_t)g[REG_RCX];
+	r->r[EHELF_RBX] = (uint64_t)g[REG_RBX];
+	r->r[EHELF_RSI] = (uint64_t)g[REG_RSI];
+	r->r[EHELF_RDI] = (uint64_t)g[REG_RDI];
+	r->r[EHELF_RBP] = (uint64_t)g[REG_RBP];
+	r->r[EHELF_RSP] = (uint64_t)g[REG_RSP];
+	r->r[EHELF_R8] = (uint64_t)g[REG_R8];
+	r->r[EHELF_R9] = (uint64_t)g[REG_R9];
+	r->r[EHELF_R10] = (uint64_t)g[REG_R10];
+	r->r[EHELF_R11] = (uint64_t)g[REG_R11];
+	r->r[EHELF_R12] = (uint64_t)g[REG_R12];
+	r->r[EHELF_R13] = (uint64_t)g[REG_R13];
+	r->r[EHELF_R14] = (uint64_t)g[REG_R14];
+	r->r[EHELF_R15] = (uint64_t)g[REG_R15];
+	r->r[EHELF_RIP] = (uint64_t)g[REG_RIP];
 	r->valid = EHELF_VALID_REGS;
 }
 
@@ -746,8 +759,10 @@ void ehelf_regs_from_ucontext(ehelf_regs *r, const void *ucv)
  * the old space once no unwinder holds a pin, else keeps it to free at a
  * later rebuild.  An unwinder that pins after the swap sees the new space.
  */
-static _Atomic(ehelf_space *) global_space;
-static atomic_int global_pins;
+/* the space's pointer and pin count: in walk_hot.h's line */
+walk_hot ehelf_walk_hot;
+#define global_space (ehelf_walk_hot.space)
+#define global_pins (ehelf_walk_hot.pins)
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static ehelf_space *retired; /* replaced spaces, a list; under global_lock */
 /* dl_iterate_phdr's counters when the space was built */
