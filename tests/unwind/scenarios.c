@@ -97,6 +97,31 @@ void scen_threads(void)
 		pthread_join(t[i], NULL);
 }
 
+static void on_signal_thread(int sig)
+{
+	(void)sig;
+	probe("thread-signal");
+}
+
+static void *thread_signal_main(void *arg)
+{
+	(void)arg;
+	raise(SIGUSR1); /* to this thread */
+	return NULL;
+}
+
+void scen_thread_signal(void)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal_thread;
+	sigaction(SIGUSR1, &sa, &old);
+	pthread_t t;
+	pthread_create(&t, NULL, thread_signal_main, NULL);
+	pthread_join(t, NULL);
+	sigaction(SIGUSR1, &old, NULL);
+}
+
 /* scenario_cfa_rbx.S */
 void cfa_rbx_outer(void (*leaf)(void), int direct);
 void cfa_rbx_sigleaf(void);
@@ -133,5 +158,6 @@ void scen_all(void)
 	scen_recursive();
 	scen_cxx();
 	scen_threads();
+	scen_thread_signal();
 	scen_cfa_rbx();
 }

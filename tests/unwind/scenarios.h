@@ -22,6 +22,9 @@ void scen_cxx(void);        /* libstdc++: std::sort; an exception in flight
 			     * libgcc's unwinder and __cxa_throw on the
 			     * stack, and from a destructor it runs) */
 void scen_threads(void);    /* four threads running qsort at once */
+void scen_thread_signal(void); /* a new thread's first unwinds in a signal
+				* handler (its known stack range starts
+				* there: local_read.c) */
 void scen_cfa_rbx(void);    /* a CFA kept in rbx, below a frame that saves
 			     * rbx and clobbers it, probed twice (the
 			     * second time with the step cache warm); then
