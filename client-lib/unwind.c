@@ -307,7 +307,8 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * whose caller is the kernel's ucontext at SP, straight into *R (no copy,
  * no call: every sample a profiler takes crosses one): rip and rsp, the
  * others as addresses in the ucontext (*LAZY, see cached_step()).  True with *ST EHELF_OUTERMOST or EHELF_STEP (as slow_step
- * would say), else false: slow_step does the frame.
+ * would say), else false: slow_step does the frame.  R is written only
+ * for a signal marker (it may be NULL for the outermost one).
  */
 static inline __attribute__((always_inline)) bool
 marker_step(ehelf_regs *r, step_trace *t, const reader *rd, uint64_t sp,
@@ -524,11 +525,13 @@ trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
  * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
  * inlined with constant arguments, one loop for each.  WALK (when not
  * NULL) tells how the walk went (unwind.h).  The registers are worked on
- * in WORK, which holds INITIAL's (the same, or a copy): the backtrace
- * entries give the registers they stored, so that the walk writes no
- * other 144 bytes of stack (cold lines, when sampling); a copy made here
- * when asked for would stay in their frames too, the compiler not knowing
- * that WORK is never NULL there.
+ * in WORK, which holds INITIAL's (the same): the backtrace entries give
+ * the registers they stored, so that the walk writes no other 144 bytes of
+ * stack (cold lines, when sampling).  WORK NULL: in a copy of INITIAL's,
+ * made when the walk first writes them (a complete step, a signal marker,
+ * tracking): a walk that steps every frame from the cache never copies
+ * them (the copy's 3 lines of stack written for nothing, per sample, and
+ * its instructions per snapshot for ehelf-perf).
  */
 static inline __attribute__((always_inline)) int
 unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
@@ -542,9 +545,12 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 	if (!((initial->valid >> EHELF_RIP) & 1) ||
 	    !((initial->valid >> EHELF_RSP) & 1))
 		return EHELF_E_BADREG;
-	ehelf_regs *r = work;
-	uint64_t rip = r->r[EHELF_RIP], rsp = r->r[EHELF_RSP], rbp = r->r[EHELF_RBP];
-	uint32_t valid = r->valid & EHELF_VALID_REGS;
+	ehelf_regs own, *r = work;
+	/* R, writable: the copy made on first need */
+#define R_WRITABLE() (r ? r : (regs_copy(&own, initial), r = &own))
+	uint64_t rip = initial->r[EHELF_RIP], rsp = initial->r[EHELF_RSP];
+	uint64_t rbp = initial->r[EHELF_RBP];
+	uint32_t valid = initial->valid & EHELF_VALID_REGS;
 	window w = reader_window(rd);
 	int n = 0;
 	/* frame 0 (unless its pc is a return address: FIRST_EXACT), or
@@ -598,7 +604,9 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 			continue;
 		}
 		int st;
-		if (t.marker && marker_step(r, &t, rd, rsp, &lazy, &st)) {
+		if (t.marker && /* only a signal frame's writes R */
+		    marker_step(t.marker == STEP_CACHE_SIGNAL_P ? R_WRITABLE() : r,
+				&t, rd, rsp, &lazy, &st)) {
 			path = EHELF_PATH_EHELF;
 		} else if (t.ra_lost) {
 			/* the return address is not in the snapshot nor to be
@@ -624,9 +632,11 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 			fflags = known.fflags;
 			exact = known.exact;
 			t = (step_trace){ NULL, false, 0, false };
-			lean = false;
+			lean = false; /* tracking: cached steps write R */
+			R_WRITABLE();
 			continue;
 		} else {
+			R_WRITABLE();
 			r->r[EHELF_RIP] = rip;
 			r->r[EHELF_RSP] = rsp;
 			r->r[EHELF_RBP] = rbp;
@@ -657,6 +667,7 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 					 lazy, path, fflags, exact };
 		lean = true;
 	}
+#undef R_WRITABLE
 	return frames ? n : n > skip ? n - skip : 0;
 }
 
@@ -664,10 +675,8 @@ static int unwind(const ehelf_space *s, const ehelf_regs *initial,
 		  const reader *rd, ehelf_frame *frames, int max,
 		  unsigned flags)
 {
-	ehelf_regs work;
-	regs_copy(&work, initial);
-	return unwind_loop(s, initial, &work, rd, frames, NULL, 0, max, flags,
-			   NULL, true);
+	return unwind_loop(s, initial, NULL, rd, frames, NULL, 0, max, flags, NULL,
+			   true);
 }
 
 int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
@@ -901,6 +910,8 @@ int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
 	int n = 0;
 	if (s) {
 		reader rd = local_reader(caller->r[EHELF_RSP]);
+		if (!caller) /* never: no copy of the registers in the walk */
+			__builtin_unreachable();
 		/* frame 0's pc is a return address: looked up as pc - 1 */
 		n = unwind_loop(s, caller, caller, &rd, NULL, ips, 0, max,
 				flags, walk, false);
