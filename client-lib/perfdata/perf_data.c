@@ -1903,6 +1903,12 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 	return 1;
 }
 
+bool perf_reader_in_mapping(const perf_reader *r, const void *p)
+{
+	const uint8_t *b = p;
+	return r && r->map && b >= r->map && b < r->map + r->map_size;
+}
+
 int perf_reader_read_stack(const perf_reader *r, const perf_event *ev,
 			   uint8_t *buf, ehelf_err *err)
 {

@@ -176,6 +176,11 @@ size_t perf_reader_build_id(const perf_reader *r, uint32_t pid,
  * reader unchanged). */
 int perf_reader_partial_stacks(perf_reader *r, size_t bytes);
 
+/* Whether P (in a record R gave) lies in the file's mapping, read there
+ * for the first time (cold), rather than in a buffer R has just copied
+ * it into (partial stacks, a pipe, compressed records).  NULL R: false. */
+bool perf_reader_in_mapping(const perf_reader *r, const void *p);
+
 /* The whole stack copy of sample EV, one perf_reader_partial_stacks cut
  * (sample.stack_full > sample.stack_size), into BUF (stack_full bytes,
  * at most 65,536), at any time while R is open.  0, or a negative ERR_*
