@@ -952,7 +952,7 @@ static void test_sample_combinations(bool pipe)
 	}
 	CHECK_U64(perf_reader_nattrs(r), N);
 	perf_event ev;
-	unsigned k = 0, untimed = 0;
+	unsigned k = 0, untimed = 0, mapped = 0;
 	int rc;
 	while ((rc = perf_reader_next(r, &ev, &err)) > 0) {
 		if (ev.kind != PERF_EV_SAMPLE)
@@ -970,13 +970,32 @@ static void test_sample_combinations(bool pipe)
 		CHECK(timed == (untimed == N / 2 && k >= N / 2));
 		check_sample(&ev, &ta[want], &smp[want]);
 		CHECK(ev.sample.attr == perf_reader_attr(r, want));
+		/* a file's copies are read in its mapping, cold (but those
+		 * the reader had to copy); a pipe's were just copied into
+		 * the reader's buffer */
+		if (ev.sample.stack && perf_reader_in_mapping(r, ev.sample.stack))
+			mapped++;
 		k++;
 	}
 	CHECK(rc == 0);
 	if (rc < 0)
 		fprintf(stderr, "%s\n", err.msg);
 	CHECK_U64(k, N);
+	CHECK(pipe ? mapped == 0 : mapped > 0);
 	perf_reader_close(r);
+	if (!pipe) { /* with partial stacks, every copy is read into a buffer */
+		r = perf_reader_open(tmp_path, &err);
+		CHECK(r != NULL && perf_reader_partial_stacks(r, 64) == 1);
+		unsigned stacks = 0;
+		while (r && perf_reader_next(r, &ev, &err) > 0)
+			if (ev.kind == PERF_EV_SAMPLE && ev.sample.stack) {
+				CHECK(!perf_reader_in_mapping(r, ev.sample.stack));
+				stacks++;
+			}
+		CHECK(stacks > 0);
+		perf_reader_close(r);
+	}
+	CHECK(!perf_reader_in_mapping(NULL, smp));
 	free(ta);
 	free(smp);
 	free(data.p);
