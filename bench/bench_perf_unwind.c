@@ -33,8 +33,9 @@
  * its stack copy and the method's tables for it are in the caches; three
  * passes per method, in turns, the best counting.  ehelf there is called
  * without EHELF_UNWIND_COLD_SNAPSHOT, as for a copy just made (an
- * in-process sampler's), and also with it, as ehelf-perf calls it (the
- * last column: what prefetching a copy in the caches costs).
+ * in-process sampler's, or ehelf-perf's, read into a buffer), and also
+ * with it, as for a copy in a file's mapping (the last column: what
+ * prefetching a copy in the caches costs).
  *
  * With --read, the copies as ehelf-perf now reads them: copied out of the
  * file into buffers just before they are unwound (in the caches, just
@@ -78,7 +79,7 @@ static double now(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-/* The methods: ehelf as ehelf-perf calls it (the copy cold: prefetched),
+/* The methods: ehelf for a cold copy (a file's mapping: prefetched),
  * libunwind, libdw, and (--hot only) ehelf for a copy in the caches. */
 enum { EHELF = 0, LIBUNWIND = 1, LIBDW = 2, EHELF_WARM = 3 };
 
@@ -226,8 +227,8 @@ static uint64_t timing_overhead(size_t n)
 /*
  * The --hot passes: for each method in turns, each sample unwound once,
  * then HOT_REPEAT more times, timed (the timing's own cost taken out);
- * the best pass of each method counts.  ehelf twice: as ehelf-perf calls
- * it (EHELF_UNWIND_COLD_SNAPSHOT: its copy prefetched, for nothing here)
+ * the best pass of each method counts.  ehelf twice: as for a cold copy
+ * (EHELF_UNWIND_COLD_SNAPSHOT: its copy prefetched, for nothing here)
  * and as the caller of a copy in the caches would (EHELF_WARM, the
  * figure compared).  Prints the result line.
  */

@@ -12,7 +12,7 @@
 #      before the unwinding: in the caches), the tables as above;
 #      then the same hot: each sample unwound again and again, its copy
 #      and the method's tables in the caches (the unwinders' own work;
-#      ehelf called as for a copy just made, and as ehelf-perf calls it);
+#      ehelf called as for a copy just made, and as for a cold one);
 #  (b) the whole command: `ehelf-perf script` against `perf script
 #      --no-inline`, same file, same fields, output to /dev/null (best of 5;
 #      ehelf-perf's first run, which makes its saved symbol tables, shown too);
@@ -63,7 +63,8 @@ echo "    hot: each sample unwound 16 times in a row, the last 15 timed (its cop
 echo "    and the method's tables in the caches: the unwinders' own work; the"
 echo "    timing's own cost taken out); best of 3 passes, the methods taking"
 echo "    turns; ehelf as for a copy just made (no EHELF_UNWIND_COLD_SNAPSHOT),"
-echo "    and as ehelf-perf calls it (prefetching the copy: ehelf,pf); timing:"
+echo "    and with it (the copy prefetched, as for a copy in a file's mapping:"
+echo "    ehelf,pf; ehelf-perf reads its copies into buffers: no flag); timing:"
 echo "    the ns per frame of timing cost taken out of ehelf's figure"
 printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %7s\n' workload samples \
 	frames ehelf frames libunw frames libdw libunw/ libdw/ "ehelf,pf" timing
