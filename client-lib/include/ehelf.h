@@ -275,6 +275,8 @@ enum {
  * it may stay level, here and in ehelf_unwind_snapshot, not locally), and
  * at MAX.
  * Caller frames are looked up at pc - 1, except after a signal frame.
+ * *INITIAL is read throughout the walk (not copied first): it must not
+ * change meanwhile (from READ, say) nor overlap FRAMES.
  */
 EHELF_API int ehelf_unwind(const ehelf_space *s, const ehelf_regs *initial,
 			   ehelf_read_fn read, void *arg, ehelf_frame *frames,

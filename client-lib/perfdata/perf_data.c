@@ -1905,8 +1905,8 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 
 bool perf_reader_in_mapping(const perf_reader *r, const void *p)
 {
-	const uint8_t *b = p;
-	return r && r->map && b >= r->map && b < r->map + r->map_size;
+	uintptr_t a = (uintptr_t)p, m = r ? (uintptr_t)r->map : 0;
+	return m && a >= m && a - m < r->map_size;
 }
 
 int perf_reader_read_stack(const perf_reader *r, const perf_event *ev,

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,15 +93,21 @@ void scen_threads(void)
 {
 	pthread_t t[4];
 	for (int i = 0; i < 4; i++)
-		pthread_create(&t[i], NULL, thread_main, NULL);
+		if (pthread_create(&t[i], NULL, thread_main, NULL) != 0) {
+			fprintf(stderr, "scen_threads: no thread\n");
+			abort();
+		}
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 }
+
+static volatile sig_atomic_t thread_signal_probed;
 
 static void on_signal_thread(int sig)
 {
 	(void)sig;
 	probe("thread-signal");
+	thread_signal_probed = 1;
 }
 
 static void *thread_signal_main(void *arg)
@@ -116,9 +123,17 @@ void scen_thread_signal(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal_thread;
 	sigaction(SIGUSR1, &sa, &old);
+	/* the thread inherits this mask: SIGUSR1 must reach its handler */
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	pthread_t t;
-	pthread_create(&t, NULL, thread_signal_main, NULL);
-	pthread_join(t, NULL);
+	if (pthread_create(&t, NULL, thread_signal_main, NULL) != 0 ||
+	    pthread_join(t, NULL) != 0 || !thread_signal_probed) {
+		fprintf(stderr, "scen_thread_signal: the thread's probe did not run\n");
+		abort();
+	}
 	sigaction(SIGUSR1, &old, NULL);
 }
 
