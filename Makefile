@@ -531,7 +531,8 @@ cold-bench: all $(COLD_BINS)
 	@bench/cold-bench.sh $(B)
 
 bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND) $(BENCH_PERF) $(COLD_BINS) \
-       $(B)/bin/ehelf-perf $(B)/tests/perf/script_compare $(B)/bin/ehelf-server
+       $(B)/bin/ehelf-perf $(B)/tests/perf/script_compare \
+       $(B)/tests/perf/unwind_crosscheck $(B)/bin/ehelf-server
 	@bench/run-bench.sh $(B)
 
 # The main job: the eh_elfs of every package installed on this machine (or
