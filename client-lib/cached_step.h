@@ -76,7 +76,7 @@ enum { READ_DONE, READ_DECLINE, READ_LOST };
  * otherwise take 64 bytes of every walk's frame (cold stack lines when
  * sampling).
  */
-static __attribute__((noinline, cold)) int
+static __attribute__((noinline, cold, unused)) int
 cached_step_read(const reader *rd, uint64_t p, uint64_t cfa, uint64_t rsp,
 		 ehelf_regs *r, uint32_t *valid, uint32_t *lazy, uint64_t *nrip,
 		 uint64_t *nrbp, bool track)

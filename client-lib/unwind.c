@@ -768,10 +768,9 @@ void ehelf_regs_from_ucontext(ehelf_regs *r, const void *ucv)
  * the old space once no unwinder holds a pin, else keeps it to free at a
  * later rebuild.  An unwinder that pins after the swap sees the new space.
  */
-/* the space's pointer and pin count: in walk_hot.h's line */
+/* the space's pointer (.space) and pin count (.pins): in walk_hot.h's
+ * line */
 walk_hot ehelf_walk_hot;
-#define global_space (ehelf_walk_hot.space)
-#define global_pins (ehelf_walk_hot.pins)
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static ehelf_space *retired; /* replaced spaces, a list; under global_lock */
 /* dl_iterate_phdr's counters when the space was built */
@@ -804,14 +803,14 @@ static int rebuild(bool *swapped)
 	int rc = ehelf_space_load_self(s); /* (its cache faulted in) */
 	*swapped = true;
 	pthread_mutex_lock(&global_lock);
-	ehelf_space *old = atomic_exchange(&global_space, s);
+	ehelf_space *old = atomic_exchange(&ehelf_walk_hot.space, s);
 	loaded_adds = c[0];
 	loaded_subs = c[1];
 	if (old) {
 		old->retired_next = retired;
 		retired = old;
 	}
-	if (atomic_load(&global_pins) == 0) { /* no unwinder holds one */
+	if (atomic_load(&ehelf_walk_hot.pins) == 0) { /* no unwinder holds one */
 		while (retired) {
 			ehelf_space *next = retired->retired_next;
 			ehelf_space_free(retired);
@@ -857,25 +856,25 @@ void process_space_pickup(void)
 
 const ehelf_space *process_space_pin(void)
 {
-	atomic_fetch_add(&global_pins, 1);
-	ehelf_space *s = atomic_load(&global_space);
+	atomic_fetch_add(&ehelf_walk_hot.pins, 1);
+	ehelf_space *s = atomic_load(&ehelf_walk_hot.space);
 	if (!s) {
-		atomic_fetch_sub(&global_pins, 1);
+		atomic_fetch_sub(&ehelf_walk_hot.pins, 1);
 		ehelf_backtrace_init(); /* first use: not in a signal handler */
-		atomic_fetch_add(&global_pins, 1);
-		s = atomic_load(&global_space);
+		atomic_fetch_add(&ehelf_walk_hot.pins, 1);
+		s = atomic_load(&ehelf_walk_hot.space);
 	}
 	return s;
 }
 
 void process_space_unpin(void)
 {
-	atomic_fetch_sub(&global_pins, 1);
+	atomic_fetch_sub(&ehelf_walk_hot.pins, 1);
 }
 
 bool process_space_built(void)
 {
-	return atomic_load(&global_space) != NULL;
+	return atomic_load(&ehelf_walk_hot.space) != NULL;
 }
 
 bool process_space_refresh(void)
