@@ -6,8 +6,11 @@
 # against Debian's libunwind, then with libehelf-unwind preloaded, and the
 # same program against <ehelf.h> (ehelf_backtrace, ehelf_unwind_local).
 # eh_elfs for the programs, every library they load and the vDSO are built
-# into a temporary store first.  Then the cache misses per frame, counted by
-# valgrind's cache simulator; and perf stat's where the VM has counters.
+# into a temporary store first.  The times are also given split by whether
+# a sample's interrupted pc was new to the process or seen before (the
+# lookup of a row not met yet, against a walk the caches can do whole).
+# Then the cache misses per frame, counted by valgrind's cache simulator;
+# and perf stat's where the VM has counters.
 # Usage: bench/cold-bench.sh BUILD [RUNS [SECONDS]]
 # (COLD_NO_CACHEGRIND=1: the timings only; COLD_KEEP=DIR: the raw results
 # kept in DIR, for bench/cold-sampling/report.py DIR MAXRATE no)

@@ -21,7 +21,11 @@
  * Prints one line: method workload samples rate-achieved(Hz) frames/sample
  * ns/frame(first sample excluded) ns/frame(first sample) frames(total)
  * median-ns/frame check program-frames(total) ns/program-frame(first
- * excluded) ns/program-frame(first sample).  Program frames are those from
+ * excluded) ns/program-frame(first sample), then the samples but the
+ * first split by whether their interrupted pc was new (no earlier sample
+ * of the process was taken there: the unwinder has not met it) or seen
+ * before: samples-new ns/program-frame(new) samples-seen
+ * ns/program-frame(seen).  Program frames are those from
  * the interrupted pc outwards: what a profiler keeps.  The methods that
  * start in the handler (unw_backtrace, the unw_step loop, ehelf_backtrace)
  * also walk the handler's and the signal trampoline's frames, which
@@ -123,6 +127,7 @@ static __attribute__((noinline)) int cold_unwind(void *ucv, void **pcs)
 }
 
 static uint32_t s_ticks[MAXS], s_frames[MAXS], s_prog[MAXS];
+static uint64_t s_pc[MAXS]; /* the interrupted pc */
 static volatile int nsamples;
 static void *pcs[MAXF];
 static volatile uintptr_t pcsum;
@@ -149,6 +154,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 		/* the program's frames: from the interrupted pc (none if the
 		 * unwind did not reach it) */
 		uintptr_t ip = (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+		s_pc[i] = ip;
 		s_prog[i] = 0;
 		for (int j = 0; j < n; j++)
 			if ((uintptr_t)pcs[j] == ip) {
@@ -257,6 +263,27 @@ static unsigned long work_sqlite(double seconds)
 
 /* ---- the run -------------------------------------------------------------- */
 
+/* Samples ordered by interrupted pc, then in time (see new_pcs()). */
+static int cmp_pc_then_index(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	if (s_pc[i] != s_pc[j])
+		return s_pc[i] < s_pc[j] ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* NEW[i]: whether sample i (of N) is the process's first at its
+ * interrupted pc. */
+static void new_pcs(int n, bool *new)
+{
+	static uint32_t order[MAXS];
+	for (int i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	qsort(order, (size_t)n, sizeof *order, cmp_pc_then_index);
+	for (int k = 0; k < n; k++)
+		new[order[k]] = k == 0 || s_pc[order[k]] != s_pc[order[k - 1]];
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -351,13 +378,27 @@ int main(int argc, char **argv)
 		if (s_frames[i])
 			per[k++] = (uint32_t)(s_ticks[i] / s_frames[i]);
 	qsort(per, (size_t)k, sizeof *per, cmp_u32);
-	printf("%s %s %d %.0f %.2f %.1f %.1f %.0f %.1f %lu %.0f %.1f %.1f\n", mname,
+	/* the samples at a pc new to the process against those at one seen
+	 * before (the unwinder's caches may hold it) */
+	static bool new[MAXS];
+	new_pcs(n, new);
+	double split_ticks[2] = { 0, 0 }, split_prog[2] = { 0, 0 };
+	int split_n[2] = { 0, 0 };
+	for (int i = 1; i < n; i++) {
+		split_ticks[new[i]] += s_ticks[i];
+		split_prog[new[i]] += s_prog[i];
+		split_n[new[i]]++;
+	}
+	printf("%s %s %d %.0f %.2f %.1f %.1f %.0f %.1f %lu %.0f %.1f %.1f"
+	       " %d %.1f %d %.1f\n", mname,
 	       wname, n, n / (posix ? m1 - m0 : c1 - c0),
 	       n > 1 ? frames / (n - 1) : 0,
 	       frames ? ticks * ns_per_tick / frames : 0,
 	       n && s_frames[0] ? s_ticks[0] * ns_per_tick / s_frames[0] : 0,
 	       frames, k ? per[k / 2] * ns_per_tick : 0, (sum + pcsum) % 10,
 	       prog, prog ? ticks * ns_per_tick / prog : 0,
-	       n && s_prog[0] ? s_ticks[0] * ns_per_tick / s_prog[0] : 0);
+	       n && s_prog[0] ? s_ticks[0] * ns_per_tick / s_prog[0] : 0,
+	       split_n[1], split_prog[1] ? split_ticks[1] * ns_per_tick / split_prog[1] : 0,
+	       split_n[0], split_prog[0] ? split_ticks[0] * ns_per_tick / split_prog[0] : 0);
 	return 0;
 }

@@ -19,20 +19,23 @@ WORK = ["zlib", "qsort", "sqlite", "cxx"]
 
 # rate name run | method workload samples hz frames/sample ns/frame first
 # frames median check program-frames ns/program-frame first(program)
+# samples-new ns/program-frame(new) samples-seen ns/program-frame(seen)
 # Every figure is per program frame (from the interrupted pc outwards, see
 # cold_sampling.c): the methods starting in the handler walk 2-3 more
 # frames (handler, trampoline) per sample than ehelf_unwind_local.
 res = {}
 for line in open(os.path.join(d, "results")):
     f = line.split()
-    if len(f) < 16:
+    if len(f) < 20:
         continue
     rate, name, w = f[0], f[1], f[4]
     samples = int(f[5])
     res.setdefault((rate, name, w), []).append(
         dict(samples=samples, hz=float(f[6]), fps=float(f[7]),
              pps=float(f[13]) / (samples - 1) if samples > 1 else 0,
-             ns=float(f[14]), first=float(f[15])))
+             ns=float(f[14]), first=float(f[15]),
+             new_share=int(f[16]) / (samples - 1) if samples > 1 else 0,
+             new=float(f[17]), seen=float(f[19])))
 
 
 def fmt(v):
@@ -68,6 +71,27 @@ for rate in ["tick", maxrate]:
                          f" {statistics.median(x['pps'] for x in r):.1f} f]")
             firsts.append(fmt(statistics.median(x["first"] for x in r)))
         print(f"| {NAMES[name]} | " + " | ".join(cells) + " | " + ", ".join(firsts) + " |")
+    # where the time goes: a sample whose interrupted pc is new to the
+    # process costs its unwinder the lookup of a row it has not met (for
+    # ehelf, the module, the eh_elf's tables and code; for libunwind, the
+    # FDE search and the CFI interpretation); one at a pc seen before can
+    # be stepped from the unwinders' caches all the way
+    print("\nthe same, split by the sample's interrupted pc: new to the process"
+          " (no earlier sample there) / seen before; ns per program frame,"
+          " median over the runs; share of samples at a new pc")
+    print(f"| method | " + " | ".join(WORK) + " |")
+    print("|---|" + "---|" * len(WORK))
+    for name in NAMES:
+        cells = []
+        for w in WORK:
+            r = res.get((rate, name, w))
+            if not r:
+                cells.append("-")
+                continue
+            cells.append(f"{fmt(statistics.median(x['new'] for x in r))} /"
+                         f" {fmt(statistics.median(x['seen'] for x in r))}"
+                         f" ({100 * statistics.median(x['new_share'] for x in r):.0f}% new)")
+        print(f"| {NAMES[name]} | " + " | ".join(cells) + " |")
 
 print("\n-- targets (medians per workload and rate; first unwinds apart)")
 ok_all = True
@@ -97,6 +121,20 @@ for e, l, x in [("eu-bt", "lu-bt", 3), ("eu-step", "lu-step", 10),
                 ("ne-local", "lu-bt", 3), ("ne-local", "lu-step", 10)]:
     target(f"{NAMES[e]} >= {x}x faster than {NAMES[l]}",
            [(r, e, l, w) for r in rates for w in WORK], x)
+# the same ratios on the samples at a pc seen before and at a new one
+# (not targets: where the distance to them lies)
+for part, key in [("seen before", "seen"), ("new", "new")]:
+    for e, l, x in [("eu-bt", "lu-bt", 3), ("eu-step", "lu-step", 10)]:
+        worst = None
+        for r in rates:
+            for w in WORK:
+                a, b = med(r, e, w, key), med(r, l, w, key)
+                if a and b and (worst is None or b / a < worst[0]):
+                    worst = (b / a, r, w)
+        if worst:
+            print(f"  samples at a pc {part}: {NAMES[e]} against {NAMES[l]}:"
+                  f" lowest ratio {worst[0]:.2f} ({worst[2]}, {worst[1]}; the {x}x"
+                  f" above is of all samples)")
 # never slower than libunwind: libehelf-unwind's calls against libunwind's
 # same call, the native ones against the faster of libunwind's two; in
 # every workload and rate, steady and first unwind
@@ -130,14 +168,14 @@ if os.path.exists(cg):
     for line in open(cg):
         f = line.split()
         # name w | method workload samples hz fps ns first frames median check
-        #   program-frames ns/program-frame first | 9 events
-        # (callgrind leaves trailing zero counts out)
-        if len(f) < 16:
+        #   program-frames ns/program-frame first new ns-new seen ns-seen
+        #   | 9 events (callgrind leaves trailing zero counts out)
+        if len(f) < 20:
             print(f"| {NAMES.get(f[0], f[0])} | {f[1] if len(f) > 1 else '?'} | failed | | | | |")
             continue
         name, w = f[0], f[1]
         frames = float(f[12])  # the program's
-        ev = [float(x) for x in f[15:24]]  # Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+        ev = [float(x) for x in f[19:28]]  # Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
         ev += [0.0] * (9 - len(ev))
         if frames <= 0:
             continue
