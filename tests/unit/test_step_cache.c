@@ -10,7 +10,8 @@
  * untouched: reads that fail or fall outside the stack, a missing rbp, the
  * outermost frame, a stack going down, a torn entry, the other kind of pc,
  * a row the cache does not hold (return address elsewhere than CFA - 8).
- * Then the sets: outermost markers, and which pcs a set keeps.
+ * Then the sets: outermost markers, and which pcs a set keeps; and where
+ * a walk that leaves a trace line records the frames that follow.
  */
 #include "../common/xorshift.h"
 #include "../../client-lib/cached_step.h"
@@ -366,6 +367,65 @@ int main(void)
 		step_cache_fill_outermost(e, rip);
 		for (int w = 0; w < STEP_CACHE_WAYS; w++)
 			CHECK(e[w].p == 0 && e[w].key == 0);
+	}
+	/* leaving a trace: a walk that follows A's trace line and whose next
+	 * frame is X, not the line's next entry B, records X's entry into X's
+	 * own trace line and leaves A's line as it was (recording over it made
+	 * a recursion of varying depth rewrite its own line at every walk);
+	 * the recording then goes on in X's line (Y after X) */
+	{
+		reader rd = { .local = true, .read = read_stack, .arg = &whole };
+		/* CFA = rsp + 16, the return address at CFA - 8, all else kept */
+		uint64_t sum = EHELF_SUM_OK | (uint64_t)2 << EHELF_SUM_CFA_SHIFT |
+			       slot_bits(0, -1);
+		for (int k = 1; k < EHELF_SUM_SLOTS; k++)
+			sum |= slot_bits(k, EHELF_SUM_KEEP);
+		const uint64_t a_rip = 0x401000, x_rip = 0x402345, y_rip = 0x403456,
+			       b_rip = 0x404567;
+		step_cache_entry *la = step_trace_line(s->cache, a_rip - 1),
+				 *lx = step_trace_line(s->cache, x_rip - 1),
+				 *ly = step_trace_line(s->cache, y_rip - 1);
+		CHECK(la != lx && la != ly && lx != ly);
+		uint64_t pcs[] = { a_rip, x_rip, y_rip, b_rip };
+		for (int k = 0; k < 4; k++) { /* every row in the sets */
+			step_cache_entry *e = step_cache_set(s->cache, pcs[k]);
+			memset(e, 0, STEP_CACHE_WAYS * sizeof *e);
+			step_cache_fill(e, pcs[k] - 1, sum);
+		}
+		memset(la, 0, STEP_TRACE_LEN * sizeof *la);
+		memset(lx, 0, STEP_TRACE_LEN * sizeof *lx);
+		memset(ly, 0, STEP_TRACE_LEN * sizeof *ly);
+		la[0] = step_cache_set(s->cache, a_rip)[0]; /* A's line: A, B */
+		la[1] = step_cache_set(s->cache, b_rip)[0];
+		step_cache_entry a_line[STEP_TRACE_LEN];
+		memcpy(a_line, la, sizeof a_line);
+		/* the stack: A's frame returns to X, X's to Y, Y's to 1 */
+		uint64_t rsp = base + 8 * 100;
+		stack[101] = x_rip;
+		stack[103] = y_rip;
+		stack[105] = 1;
+		uint64_t rip = a_rip, rbp = 0;
+		uint32_t valid = (1u << EHELF_RIP) | (1u << EHELF_RSP), lazy = 0;
+		ehelf_regs r = { .valid = valid };
+		step_trace tr = { NULL, false };
+		/* A: from its own line, followed */
+		CHECK(cached_step(s, &rip, &rsp, &rbp, &valid, &r, false,
+				  reader_window(&rd), &rd, &tr, &lazy, false));
+		CHECK(rip == x_rip && !tr.record && tr.slot == la + 1);
+		/* X, not B: recorded into X's line */
+		CHECK(cached_step(s, &rip, &rsp, &rbp, &valid, &r, false,
+				  reader_window(&rd), &rd, &tr, &lazy, false));
+		CHECK(rip == y_rip && tr.record && tr.slot == lx + 1);
+		CHECK(!memcmp(la, a_line, sizeof a_line));
+		uint64_t p, x;
+		CHECK(step_cache_match(&lx[0], x_rip - 1, &p, &x));
+		/* Y: after X in X's line, not into its own */
+		CHECK(cached_step(s, &rip, &rsp, &rbp, &valid, &r, false,
+				  reader_window(&rd), &rd, &tr, &lazy, false));
+		CHECK(rip == 1 && tr.record && tr.slot == lx + 2);
+		CHECK(step_cache_match(&lx[1], y_rip - 1, &p, &x));
+		CHECK(ly[0].p == 0 && ly[0].key == 0);
+		CHECK(!memcmp(la, a_line, sizeof a_line));
 	}
 	ehelf_space_free(s);
 	UNIT_DONE("test_step_cache");
