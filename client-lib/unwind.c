@@ -909,8 +909,6 @@ int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
 	int n = 0;
 	if (s) {
 		reader rd = local_reader(caller->r[EHELF_RSP]);
-		if (!caller) /* never: no copy of the registers in the walk */
-			__builtin_unreachable();
 		/* frame 0's pc is a return address: looked up as pc - 1 */
 		n = unwind_loop(s, caller, caller, &rd, NULL, ips, 0, max,
 				flags, walk, false);

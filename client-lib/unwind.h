@@ -52,7 +52,9 @@ typedef struct walk_info {
 /* ehelf_backtrace with unwinding FLAGS from CALLER, the registers of a
  * frame whose pc is a return address (as the assembly entries of
  * ehelf_backtrace and unw_backtrace store them): its pc first into IPS;
- * WALK (may be NULL) says how the walk went.  The walk works in *CALLER:
+ * WALK (may be NULL) says how the walk went.  The walk works in *CALLER
+ * (never NULL: the compiler, told so, leaves out the walk's own copy of
+ * the registers, three stack lines of its frame when sampling):
  * when it stopped on a complete step that failed (WALK's stop
  * EHELF_E_NOT_COVERED, say), *CALLER holds the registers of the last
  * frame, whose pc is the last in IPS; after any other stop (the outermost
@@ -60,7 +62,7 @@ typedef struct walk_info {
  * contents are unspecified: a lean walk (unwind.c) leaves there the
  * registers of an earlier frame. */
 int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
-		   walk_info *walk);
+		   walk_info *walk) __attribute__((nonnull(1)));
 
 /* The process-wide space of ehelf_backtrace and the libunwind API, built
  * on first use, pinned while in use: every process_space_pin() (NULL if it
