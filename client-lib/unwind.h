@@ -53,8 +53,9 @@ typedef struct walk_info {
  * frame whose pc is a return address (as the assembly entries of
  * ehelf_backtrace and unw_backtrace store them): its pc first into IPS;
  * WALK (may be NULL) says how the walk went.  The walk works in *CALLER
- * (never NULL: the compiler, told so, leaves out the walk's own copy of
- * the registers, three stack lines of its frame when sampling):
+ * (never NULL, as the compiler is told: the walk then never needs a copy
+ * of its own, three stack lines of its frame when sampling, whatever
+ * the order of the statements before it):
  * when it stopped on a complete step that failed (WALK's stop
  * EHELF_E_NOT_COVERED, say), *CALLER holds the registers of the last
  * frame, whose pc is the last in IPS; after any other stop (the outermost

@@ -25,10 +25,10 @@
  * first split by whether their interrupted pc was new (no earlier sample
  * of the process was taken there: the unwinder has not met it) or seen
  * before: samples-new ns/program-frame(new) samples-seen
- * ns/program-frame(seen).  Program frames are those from
- * the interrupted pc outwards: what a profiler keeps.  The methods that
- * start in the handler (unw_backtrace, the unw_step loop, ehelf_backtrace)
- * also walk the handler's and the signal trampoline's frames, which
+ * ns/program-frame(seen).  Program frames are those from the interrupted
+ * pc outwards: what a profiler keeps.  The methods that start in the
+ * handler (unw_backtrace, the unw_step loop, ehelf_backtrace) also walk
+ * the handler's and the signal trampoline's frames, which
  * ehelf_unwind_local, starting from the signal's context, does not: the
  * same work per sample is compared only per program frame.
  * Each sample is timed with rdtsc around the unwind only; the TSC is

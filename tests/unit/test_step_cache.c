@@ -387,6 +387,10 @@ int main(void)
 				 *ly = step_trace_line(s->cache, y_rip - 1);
 		CHECK(la != lx && la != ly && lx != ly);
 		uint64_t pcs[] = { a_rip, x_rip, y_rip, b_rip };
+		for (int k = 0; k < 4; k++) /* each row in a set of its own */
+			for (int j = 0; j < k; j++)
+				CHECK(step_cache_set(s->cache, pcs[k]) !=
+				      step_cache_set(s->cache, pcs[j]));
 		for (int k = 0; k < 4; k++) { /* every row in the sets */
 			step_cache_entry *e = step_cache_set(s->cache, pcs[k]);
 			memset(e, 0, STEP_CACHE_WAYS * sizeof *e);
