@@ -461,14 +461,16 @@ trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
 	bool full = false;
 	for (;;) {
 		uint64_t want = rip - 1, p, x;
-		if (!slot) { /* a line's end: the next frame's own line */
-			slot = step_trace_line(cache, want);
-			if (!step_cache_match(slot, want, &p, &x)) {
-				slot = NULL;
+		if (!slot || !step_cache_match(slot, want, &p, &x)) {
+			/* a line's end, or another pc than the line's next
+			 * (a recursion through two call sites meets both at
+			 * every depth): the frame's own line, if it starts
+			 * one, as cached_step() would follow it; else left
+			 * to cached_step() with SLOT as it was */
+			step_cache_entry *own = step_trace_line(cache, want);
+			if (!step_cache_match(own, want, &p, &x))
 				break;
-			}
-		} else if (!step_cache_match(slot, want, &p, &x)) {
-			break;
+			slot = own;
 		}
 		uint64_t base = rsp;
 		if (p & STEP_CACHE_CFA_RBP) {
