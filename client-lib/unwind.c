@@ -466,7 +466,13 @@ trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
 			 * (a recursion through two call sites meets both at
 			 * every depth): the frame's own line, if it starts
 			 * one, as cached_step() would follow it; else left
-			 * to cached_step() with SLOT as it was */
+			 * to cached_step() with SLOT as it was.  Not for a
+			 * marker of this pc in the line (the signal frame's
+			 * and the outermost frame's, in every sample): a
+			 * marked pc starts no line of its own, and cached_step
+			 * takes the marker without reading one */
+			if (slot && step_cache_marked(p, x, want))
+				break;
 			step_cache_entry *own = step_trace_line(cache, want);
 			if (!step_cache_match(own, want, &p, &x))
 				break;
