@@ -439,12 +439,15 @@ static bool stops_uncovered(const ehelf_space *s, uint64_t rip, bool exact,
  * TRACK), the walk's state in locals: rip, rsp, rbp (an address when
  * bit EHELF_RBP of *LAZY is set), valid, the trace slot *SLOT and the
  * frame count *N (frame *N - 1 is the current one and is recorded).  Each
- * step is cached_step()'s for an entry of the trace that goes on with the
- * frame's pc, inside the window W; the first frame that is anything else
- * (another pc, a marker, a load outside W, a register missing, a line's
- * end whose next frame has no line of its own starting with it) is left
- * as it is for cached_step(), which then finds the same and does what it
- * does.  Frames into FRAMES or (NULL) from SKIP on into IPS, as the
+ * step is cached_step()'s for the frame's entry in the trace: the line's
+ * next entry when it is the frame's pc, else the first entry of the
+ * frame's own line when it starts one (a line's end, or a recursion
+ * through two call sites), inside the window W.  The first frame that is
+ * anything else (a marker of its pc in the line, another pc starting no
+ * line of its own, a load outside W, a register missing) is left as it is
+ * for cached_step(), SLOT as it was (or at the own line's first entry
+ * when the step itself failed), which then finds the same and does what
+ * it does.  Frames into FRAMES or (NULL) from SKIP on into IPS, as the
  * unwinding loop records them.  Returns whether the walk has MAX frames.
  * Only for a frame whose pc is a return address (not exact).
  */
@@ -468,9 +471,10 @@ trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
 			 * one, as cached_step() would follow it; else left
 			 * to cached_step() with SLOT as it was.  Not for a
 			 * marker of this pc in the line (the signal frame's
-			 * and the outermost frame's, in every sample): a
-			 * marked pc starts no line of its own, and cached_step
-			 * takes the marker without reading one */
+			 * and the outermost frame's, in every sample), which
+			 * cached_step() checks first and takes without
+			 * reading the frame's own line (a marked pc starts
+			 * none: reading it was 2 lines a sample) */
 			if (slot && step_cache_marked(p, x, want))
 				break;
 			step_cache_entry *own = step_trace_line(cache, want);

@@ -10,8 +10,10 @@
  * untouched: reads that fail or fall outside the stack, a missing rbp, the
  * outermost frame, a stack going down, a torn entry, the other kind of pc,
  * a row the cache does not hold (return address elsewhere than CFA - 8).
- * Then the sets: outermost markers, and which pcs a set keeps; and where
- * a walk that leaves a trace line records the frames that follow.
+ * Then the sets: outermost markers, and which pcs a set keeps; where a
+ * walk that leaves a trace line records the frames that follow; and that
+ * whole walks following trace lines of random contents give the frames
+ * walks from the sets alone give.
  */
 #include "../common/xorshift.h"
 #include "../../client-lib/cached_step.h"
@@ -430,6 +432,86 @@ int main(void)
 		CHECK(step_cache_match(&lx[1], y_rip - 1, &p, &x));
 		CHECK(ly[0].p == 0 && ly[0].key == 0);
 		CHECK(!memcmp(la, a_line, sizeof a_line));
+	}
+	/* walks that follow trace lines give the frames walks from the sets
+	 * alone give: stacks of return addresses drawn from a few pcs (a
+	 * recursion through call sites A, B, C, as qsort's), ending at an
+	 * outermost frame D, unwound from a snapshot once with trace lines
+	 * of random contents (each pc's own entry first, or not; entries of
+	 * the other pcs, D's outermost marker) and once with none: the trace
+	 * run and cached_step() leave or follow lines, the same frames come
+	 * out */
+	{
+		const uint64_t pcs[] = { 0x401100, 0x402260, 0x4033a0, 0x4044e0 };
+		enum { NPC = 4, D = 3, DEPTH = 40 };
+		/* each pc's own CFA offset (rsp + 8 * (2 + k)), the return
+		 * address at CFA - 8: a step taken with another pc's entry
+		 * gives another stack pointer and return address */
+		uint64_t sums[NPC];
+		for (int k = 0; k < NPC; k++) {
+			sums[k] = EHELF_SUM_OK | (uint64_t)(2 + k) << EHELF_SUM_CFA_SHIFT |
+				  slot_bits(0, -1);
+			for (int j = 1; j < EHELF_SUM_SLOTS; j++)
+				sums[k] |= slot_bits(j, EHELF_SUM_KEEP);
+		}
+		const uint64_t x0 = 0x405620; /* frame 0, looked up as is */
+		step_cache_entry entry[NPC];
+		for (int k = 0; k < NPC; k++) {
+			step_cache_entry *e = step_cache_set(s->cache, pcs[k]);
+			memset(e, 0, STEP_CACHE_WAYS * sizeof *e);
+			if (k == D)
+				step_cache_fill_outermost(e, pcs[k] - 1);
+			else
+				step_cache_fill(e, pcs[k] - 1, sums[k]);
+			entry[k] = e[0];
+			for (int j = 0; j < k; j++)
+				CHECK(step_cache_set(s->cache, pcs[j]) != e &&
+				      step_trace_line(s->cache, pcs[j] - 1) !=
+					      step_trace_line(s->cache, pcs[k] - 1));
+		}
+		step_cache_entry *e0 = step_cache_set(s->cache, x0);
+		memset(e0, 0, STEP_CACHE_WAYS * sizeof *e0);
+		step_cache_fill(e0, x0, sums[0]);
+		static uint64_t snap[8 * DEPTH + 16];
+		const uint64_t at = 0x7f0000100000ull;
+		int walks = 0, followed = 0;
+		for (int trial = 0; trial < 3000; trial++) {
+			int depth = 1 + (int)(next() % DEPTH);
+			for (size_t i = 0; i < sizeof snap / 8; i++)
+				snap[i] = next() | 1; /* no 0: nothing ends by chance */
+			size_t w = 0; /* the frame's stack pointer, in words */
+			int k = 0;    /* its pc's index (x0: as A's rule) */
+			for (int i = 0; i < depth; i++) {
+				w += 2 + (size_t)k; /* its CFA */
+				k = i + 1 < depth ? (int)(next() % D) : D;
+				snap[w - 1] = pcs[k]; /* its return address */
+			}
+			ehelf_frame got[2][DEPTH + 4];
+			int n[2];
+			for (int pass = 0; pass < 2; pass++) {
+				for (int q = 0; q < NPC; q++) {
+					step_cache_entry *l = step_trace_line(s->cache, pcs[q] - 1);
+					memset(l, 0, STEP_TRACE_LEN * sizeof *l);
+					for (int v = 0; pass == 0 && v < STEP_TRACE_LEN; v++)
+						l[v] = v == 0 && next() % 5 ? entry[q]
+						       : entry[next() % NPC];
+				}
+				memset(step_trace_line(s->cache, x0), 0,
+				       STEP_TRACE_LEN * sizeof(step_cache_entry));
+				ehelf_regs r0 = { .valid = (1u << EHELF_RIP) | (1u << EHELF_RSP) };
+				r0.r[EHELF_RIP] = x0;
+				r0.r[EHELF_RSP] = at;
+				n[pass] = ehelf_unwind_snapshot(s, &r0, snap, at, sizeof snap,
+								NULL, NULL, got[pass],
+								DEPTH + 4, 0);
+			}
+			CHECK(n[0] == n[1] && n[0] == depth + 1);
+			for (int i = 0; i < n[0] && i < n[1]; i++)
+				CHECK(got[0][i].pc == got[1][i].pc && got[0][i].sp == got[1][i].sp);
+			walks++;
+			followed += depth > 4;
+		}
+		CHECK(walks == 3000 && followed > 2000);
 	}
 	ehelf_space_free(s);
 	UNIT_DONE("test_step_cache");
