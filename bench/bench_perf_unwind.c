@@ -23,7 +23,10 @@
  * the figures can be read against what memory alone costs here, a pass
  * that only reads the part of each copy that ehelf's unwinding used (one
  * load per 64-byte line, in address order, which the hardware prefetches
- * best) is timed too: the floor, and the ratio of libdw's time to it.
+ * best) is timed too: the floor, and the ratio of libdw's time to it;
+ * and a pass that reads only the lines holding the return addresses of
+ * ehelf's frames (one load per line, in address order): what any
+ * unwinder must read of each copy, whatever its tables, the ra floor.
  *
  * With --hot, the unwinders' own work instead, memory out of the way:
  * each sample unwound 16 times in a row by a method, the last 15 timed
@@ -43,8 +46,8 @@
  *
  * Usage: bench-perf-unwind FILE [NAME] [--hot|--read]
  * Prints: NAME, samples, frames and ns/frame for each method, the ratios
- * libunwind/ehelf and libdw/ehelf, the floor and libdw/floor, and the
- * first passes' ns/frame (--hot: NAME, samples, then frames and ns/frame
+ * libunwind/ehelf and libdw/ehelf, the floor and libdw/floor, the ra floor
+ * and libdw/ra floor, and the first passes' ns/frame (--hot: NAME, samples, then frames and ns/frame
  * for each method, the two ratios, ehelf's ns/frame with the flag, and
  * the ns per frame of timing cost taken out of ehelf's figure).
  */
@@ -135,10 +138,20 @@ static void prepare(procs *p, const snap *s, int method)
 	}
 }
 
+/* The 64-byte lines of a sample's copy that hold the return addresses
+ * of ehelf's frames (offsets from the copy's start, in address order,
+ * each once): the stack an unwinder must read whatever its tables. */
+typedef struct ra_lines {
+	uint32_t *off;
+	uint32_t n;
+} ra_lines;
+
 /* Unwind snapshot S of process PS with METHOD; returns its frames.  For
- * ehelf, the bytes of the copy the frames span go to *USED (may be NULL). */
+ * ehelf, the bytes of the copy the frames span go to *USED, and the lines
+ * of its return addresses to *RA (each may be NULL; RA's buffer holds
+ * MAXF). */
 static int unwind_one(proc_state *ps, const snap *s, int method,
-		      uint64_t *used)
+		      uint64_t *used, ra_lines *ra)
 {
 	sample_mem mem = { .stack = s->stack, .sp = s->regs.r[EHELF_RSP],
 			   .size = s->size, .pr = ps->pr };
@@ -154,6 +167,14 @@ static int unwind_one(proc_state *ps, const snap *s, int method,
 					    &files, f, MAXF, flags);
 		if (used) /* up to the last frame's return address and sp */
 			*used = got > 0 ? f[got - 1].sp - f[0].sp + 8 : 0;
+		for (int i = 1; ra && i < got; i++) {
+			uint64_t at = f[i].sp - 8 - s->regs.r[EHELF_RSP];
+			if (f[i].sp - 8 < s->regs.r[EHELF_RSP] || at + 8 > s->size)
+				continue; /* not in the copy */
+			uint32_t line = (uint32_t)(at & ~(uint64_t)63);
+			if (!ra->n || ra->off[ra->n - 1] != line)
+				ra->off[ra->n++] = line;
+		}
 	} else if (method == LIBUNWIND) {
 		uint64_t pcs[MAXF];
 		got = lu_remote_unwind(ps->as, ps->pr, &s->regs, &mem, pcs, MAXF);
@@ -203,6 +224,23 @@ static double floor_pass(const snap *snaps, const uint64_t *used, size_t n)
 	return t;
 }
 
+/* The return-address floor: one pass reading one word of each line of
+ * RA[i] in each stack copy (in address order); the time in ns. */
+static double ra_floor_pass(const snap *snaps, const ra_lines *ra, size_t n)
+{
+	uint64_t sum = 0;
+	double t0 = now();
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < ra[i].n; k++) {
+			uint64_t w;
+			memcpy(&w, snaps[i].stack + ra[i].off[k], 8);
+			sum += w;
+		}
+	double t = now() - t0;
+	floor_sink = sum;
+	return t;
+}
+
 enum { HOT_PASSES = 3, HOT_REPEAT = 15 };
 
 /* The time-stamp counter's ticks that N empty timed regions, timed as
@@ -245,13 +283,13 @@ static void hot_passes(const char *name, const snap *snaps, size_t n,
 			for (size_t i = 0; i < n; i++) {
 				if (!of[i])
 					continue;
-				unwind_one(of[i], &snaps[i], method, NULL);
+				unwind_one(of[i], &snaps[i], method, NULL, NULL);
 				_mm_lfence();
 				uint64_t a = __rdtsc();
 				_mm_lfence();
 				for (int k = 0; k < HOT_REPEAT; k++)
 					fr += (uint64_t)unwind_one(of[i], &snaps[i],
-								   method, NULL);
+								   method, NULL, NULL);
 				_mm_lfence();
 				cycles += __rdtsc() - a;
 				timed++;
@@ -333,7 +371,7 @@ static void read_passes(const char *name, const snap *snaps, size_t n,
 					for (size_t j = 0; j < k; j++)
 						if (of[i + j])
 							fr += (uint64_t)unwind_one(of[i + j], &g[j],
-										   methods[m], NULL);
+										   methods[m], NULL, NULL);
 					_mm_lfence();
 					cycles += __rdtsc() - a;
 					groups++;
@@ -426,7 +464,7 @@ int main(int argc, char **argv)
 	 * a slow spell of this machine (a shared one: memory-bound passes
 	 * vary by up to 2x from one minute to the next) weighs on all of
 	 * them alike. */
-	double ns[4] = { 0 }, first[3] = { 0 };
+	double ns[5] = { 0 }, first[3] = { 0 };
 	uint64_t frames[3] = { 0 };
 	proc_state **of = calloc(n + 1, sizeof *of);
 	if (!of)
@@ -447,8 +485,12 @@ int main(int argc, char **argv)
 	/* the bytes of each copy ehelf's frames span, from its first pass
 	 * (one store per sample), for the floor */
 	uint64_t *used = calloc(n + 1, sizeof *used);
-	if (!used)
+	ra_lines *ra = calloc(n + 1, sizeof *ra);
+	uint32_t *ra_off = calloc((n + 1) * MAXF, sizeof *ra_off);
+	if (!used || !ra || !ra_off)
 		return 1;
+	for (size_t i = 0; i < n; i++)
+		ra[i].off = ra_off + i * MAXF;
 	for (int round = 0; round < ROUNDS; round++) {
 		for (int method = 0; method < 3; method++)
 			for (int pass = 0; pass <= BLOCK; pass++) {
@@ -459,7 +501,8 @@ int main(int argc, char **argv)
 				for (size_t i = 0; i < n; i++)
 					if (of[i])
 						fr += (uint64_t)unwind_one(of[i], &snaps[i], method,
-									   spans ? &used[i] : NULL);
+									   spans ? &used[i] : NULL,
+									   spans ? &ra[i] : NULL);
 				double t = now() - t0;
 				if (round == 0 && pass == 0)
 					first[method] = fr ? t / (double)fr : 0;
@@ -480,18 +523,28 @@ int main(int argc, char **argv)
 			if ((round == 0 && pass == 0) || t < ns[3])
 				ns[3] = t;
 		}
+		for (int pass = 0; pass < BLOCK; pass++) {
+			flush_stacks(snaps, n);
+			double t = ra_floor_pass(snaps, ra, n);
+			if ((round == 0 && pass == 0) || t < ns[4])
+				ns[4] = t;
+		}
 	}
 	free(used);
+	free(ra);
+	free(ra_off);
 	double per[3];
 	for (int m = 0; m < 3; m++)
 		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
 	double floor = frames[0] ? ns[3] / (double)frames[0] : 0;
+	double rafloor = frames[0] ? ns[4] / (double)frames[0] : 0;
 	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx "
-	       "%7.1f %7.0fx  (first pass: %.1f %.1f %.1f)\n", name, n,
+	       "%7.1f %7.0fx %7.1f %7.0fx  (first pass: %.1f %.1f %.1f)\n", name, n,
 	       (unsigned long long)frames[0], per[0], (unsigned long long)frames[1],
 	       per[1], (unsigned long long)frames[2], per[2],
 	       per[0] > 0 ? per[1] / per[0] : 0, per[0] > 0 ? per[2] / per[0] : 0,
-	       floor, floor > 0 ? per[2] / floor : 0, first[0], first[1], first[2]);
+	       floor, floor > 0 ? per[2] / floor : 0,
+	       rafloor, rafloor > 0 ? per[2] / rafloor : 0, first[0], first[1], first[2]);
 out:
 	for (size_t i = 0; i < nstates; i++) {
 		lu_remote_free(states[i].as);

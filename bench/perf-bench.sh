@@ -6,8 +6,10 @@
 #  (a) ns per frame of the unwinding alone, same samples, same memory
 #      reader, the stack copies cold: ehelf, libunwind's remote API, libdw
 #      (bench-perf-unwind);
-#      and the memory floor: only reading, in address order, the part of
-#      each (cold) stack copy that the unwinding spans;
+#      and the memory floors: only reading, in address order, the part of
+#      each (cold) stack copy that the unwinding spans, and only the lines
+#      of it that hold the frames' return addresses (what any unwinder
+#      must read);
 #      then the copies as ehelf-perf reads them (copied into buffers just
 #      before the unwinding: in the caches), the tables as above;
 #      then the same hot: each sample unwound again and again, its copy
@@ -42,9 +44,10 @@ echo "(a) unwinding alone, ns per frame (same samples, same reader; the stack"
 echo "    copies flushed from the caches before each pass; per method, blocks"
 echo "    of a warm-up pass and 3 timed ones, the blocks taking turns, 2 rounds;"
 echo "    the best pass; the very first in parentheses); floor: reading the"
-echo "    stack bytes the frames span, and no more, in address order"
-printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s\n' workload samples \
-	frames ehelf frames libunw frames libdw libunw/ libdw/ floor libdw/fl
+echo "    stack bytes the frames span, and no more, in address order; ra-fl:"
+echo "    reading only the lines that hold the frames' return addresses"
+printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s %7s %8s\n' workload samples \
+	frames ehelf frames libunw frames libdw libunw/ libdw/ floor libdw/fl ra-fl libdw/ra
 for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w"
 done
