@@ -24,9 +24,13 @@
  * that only reads the part of each copy that ehelf's unwinding used (one
  * load per 64-byte line, in address order, which the hardware prefetches
  * best) is timed too: the floor, and the ratio of libdw's time to it;
- * and a pass that reads only the lines holding the return addresses of
- * ehelf's frames (one load per line, in address order): what any
- * unwinder must read of each copy, whatever its tables, the ra floor.
+ * and two passes over only the lines holding the return addresses of
+ * ehelf's frames, one load per line in address order: with their
+ * addresses known in advance, the loads independent (the ra floor: a
+ * bound no walk reaches, since a walk learns where the next return
+ * address is from the one before), and with each load's address waiting
+ * on the value of the one before, as in a walk that reads nothing else
+ * (the chain).
  *
  * With --hot, the unwinders' own work instead, memory out of the way:
  * each sample unwound 16 times in a row by a method, the last 15 timed
@@ -47,7 +51,8 @@
  * Usage: bench-perf-unwind FILE [NAME] [--hot|--read]
  * Prints: NAME, samples, frames and ns/frame for each method, the ratios
  * libunwind/ehelf and libdw/ehelf, the floor and libdw/floor, the ra floor
- * and libdw/ra floor, and the first passes' ns/frame (--hot: NAME, samples, then frames and ns/frame
+ * and libdw/ra floor, the chain and libdw/chain, and the first passes'
+ * ns/frame (--hot: NAME, samples, then frames and ns/frame
  * for each method, the two ratios, ehelf's ns/frame with the flag, and
  * the ns per frame of timing cost taken out of ehelf's figure).
  */
@@ -139,8 +144,8 @@ static void prepare(procs *p, const snap *s, int method)
 }
 
 /* The 64-byte lines of a sample's copy that hold the return addresses
- * of ehelf's frames (offsets from the copy's start, in address order,
- * each once): the stack an unwinder must read whatever its tables. */
+ * of ehelf's frames (offsets from the copy's start; in address order,
+ * each once, but across a signal frame, where neither holds). */
 typedef struct ra_lines {
 	uint32_t *off;
 	uint32_t n;
@@ -148,8 +153,8 @@ typedef struct ra_lines {
 
 /* Unwind snapshot S of process PS with METHOD; returns its frames.  For
  * ehelf, the bytes of the copy the frames span go to *USED, and the lines
- * of its return addresses to *RA (each may be NULL; RA's buffer holds
- * MAXF). */
+ * of its return addresses are appended to *RA (each may be NULL; RA's
+ * buffer holds MAXF, empty on the first call). */
 static int unwind_one(proc_state *ps, const snap *s, int method,
 		      uint64_t *used, ra_lines *ra)
 {
@@ -224,18 +229,34 @@ static double floor_pass(const snap *snaps, const uint64_t *used, size_t n)
 	return t;
 }
 
-/* The return-address floor: one pass reading one word of each line of
- * RA[i] in each stack copy (in address order); the time in ns. */
-static double ra_floor_pass(const snap *snaps, const ra_lines *ra, size_t n)
+/* One pass reading one word of each line of RA[i] in each stack copy,
+ * in order; with CHAIN, each load's address waits on the value the load
+ * before it in the same copy gave (an and with a zero the compiler cannot
+ * see through).  The time in ns. */
+static double ra_floor_pass(const snap *snaps, const ra_lines *ra, size_t n,
+			    bool chain)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, zero = 0;
+	__asm__("" : "+r"(zero));
 	double t0 = now();
-	for (size_t i = 0; i < n; i++)
-		for (uint32_t k = 0; k < ra[i].n; k++) {
-			uint64_t w;
-			memcpy(&w, snaps[i].stack + ra[i].off[k], 8);
-			sum += w;
+	/* two loops: one with a select would chain the loads either way */
+	if (chain)
+		for (size_t i = 0; i < n; i++) {
+			uint64_t dep = 0;
+			for (uint32_t k = 0; k < ra[i].n; k++) {
+				uint64_t w;
+				memcpy(&w, snaps[i].stack + ra[i].off[k] + dep, 8);
+				sum += w;
+				dep = w & zero;
+			}
 		}
+	else
+		for (size_t i = 0; i < n; i++)
+			for (uint32_t k = 0; k < ra[i].n; k++) {
+				uint64_t w;
+				memcpy(&w, snaps[i].stack + ra[i].off[k], 8);
+				sum += w;
+			}
 	double t = now() - t0;
 	floor_sink = sum;
 	return t;
@@ -460,11 +481,11 @@ int main(int argc, char **argv)
 	 * the methods taking turns would have each one start from tables
 	 * the others evicted: a handicap for a method bound by memory, as
 	 * ehelf is, that no real run has).  The blocks take turns (ehelf,
-	 * libunwind, libdw, the floor, then again: ROUNDS rounds), so that
+	 * libunwind, libdw, the floors, then again: ROUNDS rounds), so that
 	 * a slow spell of this machine (a shared one: memory-bound passes
 	 * vary by up to 2x from one minute to the next) weighs on all of
 	 * them alike. */
-	double ns[5] = { 0 }, first[3] = { 0 };
+	double ns[6] = { 0 }, first[3] = { 0 };
 	uint64_t frames[3] = { 0 };
 	proc_state **of = calloc(n + 1, sizeof *of);
 	if (!of)
@@ -482,8 +503,8 @@ int main(int argc, char **argv)
 		read_passes(name, snaps, n, of);
 		goto out;
 	}
-	/* the bytes of each copy ehelf's frames span, from its first pass
-	 * (one store per sample), for the floor */
+	/* the bytes of each copy ehelf's frames span and the lines of their
+	 * return addresses, from its first pass, for the floors */
 	uint64_t *used = calloc(n + 1, sizeof *used);
 	ra_lines *ra = calloc(n + 1, sizeof *ra);
 	uint32_t *ra_off = calloc((n + 1) * MAXF, sizeof *ra_off);
@@ -523,12 +544,13 @@ int main(int argc, char **argv)
 			if ((round == 0 && pass == 0) || t < ns[3])
 				ns[3] = t;
 		}
-		for (int pass = 0; pass < BLOCK; pass++) {
-			flush_stacks(snaps, n);
-			double t = ra_floor_pass(snaps, ra, n);
-			if ((round == 0 && pass == 0) || t < ns[4])
-				ns[4] = t;
-		}
+		for (int chain = 0; chain < 2; chain++)
+			for (int pass = 0; pass < BLOCK; pass++) {
+				flush_stacks(snaps, n);
+				double t = ra_floor_pass(snaps, ra, n, chain);
+				if ((round == 0 && pass == 0) || t < ns[4 + chain])
+					ns[4 + chain] = t;
+			}
 	}
 	free(used);
 	free(ra);
@@ -538,13 +560,17 @@ int main(int argc, char **argv)
 		per[m] = frames[m] ? ns[m] / (double)frames[m] : 0;
 	double floor = frames[0] ? ns[3] / (double)frames[0] : 0;
 	double rafloor = frames[0] ? ns[4] / (double)frames[0] : 0;
+	double chain = frames[0] ? ns[5] / (double)frames[0] : 0;
 	printf("%-10s %7zu %8llu %8.1f %8llu %8.1f %8llu %8.1f %7.0fx %7.0fx "
-	       "%7.1f %7.0fx %7.1f %7.0fx  (first pass: %.1f %.1f %.1f)\n", name, n,
-	       (unsigned long long)frames[0], per[0], (unsigned long long)frames[1],
-	       per[1], (unsigned long long)frames[2], per[2],
-	       per[0] > 0 ? per[1] / per[0] : 0, per[0] > 0 ? per[2] / per[0] : 0,
-	       floor, floor > 0 ? per[2] / floor : 0,
-	       rafloor, rafloor > 0 ? per[2] / rafloor : 0, first[0], first[1], first[2]);
+	       "%7.1f %7.0fx %7.1f %7.0fx %7.1f %7.0fx  "
+	       "(first pass: %.1f %.1f %.1f)\n",
+	       name, n, (unsigned long long)frames[0], per[0],
+	       (unsigned long long)frames[1], per[1], (unsigned long long)frames[2],
+	       per[2], per[0] > 0 ? per[1] / per[0] : 0,
+	       per[0] > 0 ? per[2] / per[0] : 0, floor,
+	       floor > 0 ? per[2] / floor : 0, rafloor,
+	       rafloor > 0 ? per[2] / rafloor : 0, chain,
+	       chain > 0 ? per[2] / chain : 0, first[0], first[1], first[2]);
 out:
 	for (size_t i = 0; i < nstates; i++) {
 		lu_remote_free(states[i].as);

@@ -7,9 +7,10 @@
 #      reader, the stack copies cold: ehelf, libunwind's remote API, libdw
 #      (bench-perf-unwind);
 #      and the memory floors: only reading, in address order, the part of
-#      each (cold) stack copy that the unwinding spans, and only the lines
-#      of it that hold the frames' return addresses (what any unwinder
-#      must read);
+#      each (cold) stack copy that the unwinding spans; only the lines of
+#      it that hold the frames' return addresses, their addresses known in
+#      advance (a bound no walk reaches); and those lines each waiting on
+#      the one before (the chain a walk that read nothing else would be);
 #      then the copies as ehelf-perf reads them (copied into buffers just
 #      before the unwinding: in the caches), the tables as above;
 #      then the same hot: each sample unwound again and again, its copy
@@ -45,9 +46,12 @@ echo "    copies flushed from the caches before each pass; per method, blocks"
 echo "    of a warm-up pass and 3 timed ones, the blocks taking turns, 2 rounds;"
 echo "    the best pass; the very first in parentheses); floor: reading the"
 echo "    stack bytes the frames span, and no more, in address order; ra-fl:"
-echo "    reading only the lines that hold the frames' return addresses"
-printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s %7s %8s\n' workload samples \
-	frames ehelf frames libunw frames libdw libunw/ libdw/ floor libdw/fl ra-fl libdw/ra
+echo "    only the lines that hold the frames' return addresses, all at once"
+echo "    (their addresses known in advance); chain: the same lines, each"
+echo "    load waiting on the one before"
+printf '%-10s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s %8s %7s %8s %7s %8s\n' \
+	workload samples frames ehelf frames libunw frames libdw libunw/ \
+	libdw/ floor libdw/fl ra-fl libdw/ra chain libdw/ch
 for w in $workloads; do
 	"$build/bench/bench-perf-unwind" "$T/rec/$w.data" "$w"
 done
