@@ -467,6 +467,7 @@ check: deps
 	@$(MAKE) --no-print-directory corpus-san
 	@$(MAKE) --no-print-directory pkg-test pkg-install-test
 	@$(MAKE) --no-print-directory stats-test stats-figures-test
+	@for t in $(CHECK_MORE); do $(MAKE) --no-print-directory $$t || exit 1; done
 	@echo "make check: all passed"
 
 check-full: deps
@@ -486,6 +487,7 @@ check-full: deps
 	@$(MAKE) --no-print-directory pkg-test pkg-install-test
 	@$(MAKE) --no-print-directory stats-test stats-figures-test
 	@$(MAKE) --no-print-directory slurm-test
+	@for t in $(CHECK_MORE) $(CHECK_FULL_MORE); do $(MAKE) --no-print-directory $$t || exit 1; done
 	@echo "make check-full: all passed"
 
 BENCH_UNWIND := $(B)/bench/bench-unwind
@@ -534,6 +536,7 @@ bench: deps all $(BENCH_CODEGEN) $(GEN_C) $(BENCH_UNWIND) $(BENCH_PERF) $(COLD_B
        $(B)/bin/ehelf-perf $(B)/tests/perf/script_compare \
        $(B)/tests/perf/unwind_crosscheck $(B)/bin/ehelf-server
 	@bench/run-bench.sh $(B)
+	@for t in $(BENCH_MORE); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 # The main job: the eh_elfs of every package installed on this machine (or
 # of SOURCES=...) into build/store, with its database build/store/ehelf.sqlite;
@@ -610,6 +613,14 @@ serve: all
 
 clean:
 	rm -rf build
+
+# one fragment a topic (mk/*.mk): each adds its rules, and its test targets to
+# CHECK_MORE (make check and check-full), CHECK_FULL_MORE (check-full only)
+# or BENCH_MORE (make bench, after bench/run-bench.sh)
+CHECK_MORE :=
+CHECK_FULL_MORE :=
+BENCH_MORE :=
+include $(sort $(wildcard mk/*.mk))
 
 # keep test objects between runs
 .SECONDARY:
