@@ -205,10 +205,11 @@ $(B)/lib/libehelf.so: $(CLIENT_OBJ)
 	ln -sf libehelf.so $@.0
 
 # libunwind's local API on ehelf (link instead of -lunwind, or LD_PRELOAD)
-# (with its background fetch when $EHELF_URLS is set: unwind_fetch.c)
-$(B)/lib/libehelf-unwind.so: $(B)/obj/client-lib/unwind_compat.o \
-                             $(B)/obj/client-lib/unwind_fetch.o \
-                             $(B)/obj/client-lib/getcontext_unw.o $(CLIENT_OBJ)
+# (client-lib/libunwind/: every file there; with its background fetch when
+# $EHELF_URLS is set: background_fetch.c)
+UNWIND_API_SRC := $(wildcard client-lib/libunwind/*.c client-lib/libunwind/*.S)
+UNWIND_API_OBJ := $(patsubst %.S,$(B)/obj/%.o,$(UNWIND_API_SRC:%.c=$(B)/obj/%.o))
+$(B)/lib/libehelf-unwind.so: $(UNWIND_API_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf-unwind.so.0 -Wl,-z,defs -o $@ $^ \
 		$(CLIENT_LIB_DEPS) -ldl -lpthread

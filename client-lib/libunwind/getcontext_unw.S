@@ -67,8 +67,8 @@ ehelf_compat_resume:
 	.size	ehelf_compat_resume, .-ehelf_compat_resume
 
 /* unw_backtrace(void **buf, int size): the walk from its caller's frame
- * (unwind_compat.c, compat_backtrace_from; unwind.c, backtrace_from) */
-#include "backtrace_entry.inc"
+ * (compat_local.c, compat_backtrace_from; unwind.c, backtrace_from) */
+#include "../backtrace_entry.inc"
 
 	BACKTRACE_ENTRY unw_backtrace, compat_backtrace_from
 

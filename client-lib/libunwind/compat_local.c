@@ -1,5 +1,5 @@
 /*
- * unwind_compat.c - libunwind's local API (x86_64) on ehelf: the symbols a
+ * compat_local.c - libunwind's local API (x86_64) on ehelf: the symbols a
  * program built against Debian's <libunwind.h> calls (_ULx86_64_* with
  * UNW_LOCAL_ONLY, _Ux86_64_* without), so that relinking it against
  * libehelf-unwind, or LD_PRELOADing that library, makes it unwind with
@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/dwarf/fde_lookup.h"
-#include "../common/elf_file.h"
-#include "cached_step.h"
-#include "include/ehelf.h"
-#include "space.h"
-#include "unwind.h"
+#include "../../common/dwarf/fde_lookup.h"
+#include "../../common/elf_file.h"
+#include "../cached_step.h"
+#include "../include/ehelf.h"
+#include "../space.h"
+#include "../unwind.h"
 
 #define COMPAT __attribute__((visibility("default")))
 
@@ -426,18 +426,3 @@ COMPAT const char *_Ux86_64_regname(unw_regnum_t reg)
 	};
 	return reg >= 0 && reg <= UNW_X86_64_CFA ? names[reg] : "???";
 }
-
-/* The same calls under the names of the non-UNW_LOCAL_ONLY API. */
-#define ALIAS(from, to) \
-	COMPAT __typeof__(from) to __attribute__((alias(#from)))
-ALIAS(_ULx86_64_init_local, _Ux86_64_init_local);
-ALIAS(_ULx86_64_init_local2, _Ux86_64_init_local2);
-ALIAS(_ULx86_64_step, _Ux86_64_step);
-ALIAS(_ULx86_64_get_reg, _Ux86_64_get_reg);
-ALIAS(_ULx86_64_set_reg, _Ux86_64_set_reg);
-ALIAS(_ULx86_64_is_signal_frame, _Ux86_64_is_signal_frame);
-ALIAS(_ULx86_64_get_proc_info, _Ux86_64_get_proc_info);
-ALIAS(_ULx86_64_get_proc_name, _Ux86_64_get_proc_name);
-ALIAS(_ULx86_64_resume, _Ux86_64_resume);
-ALIAS(_ULx86_64_set_caching_policy, _Ux86_64_set_caching_policy);
-ALIAS(_ULx86_64_set_cache_size, _Ux86_64_set_cache_size);

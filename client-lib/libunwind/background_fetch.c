@@ -1,5 +1,5 @@
 /*
- * unwind_fetch.c - libehelf-unwind's background fetch: a libunwind
+ * background_fetch.c - libehelf-unwind's background fetch: a libunwind
  * program gains eh_elfs from the servers of $EHELF_URLS without a code
  * change, and without a fetch inside an unwind (which may be in a signal
  * handler).
@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "include/ehelf.h"
-#include "unwind.h"
+#include "../include/ehelf.h"
+#include "../unwind.h"
 
 static void *fetch_thread(void *arg)
 {
@@ -76,7 +76,7 @@ static bool fetching(void)
 /* Before every other constructor of the library (priority 101): the
  * first initialisation of libcrypto decides whether OpenSSL registers its
  * exit handler, and libehelf-unwind's space, built by a constructor of
- * unwind_compat.c, may verify and hash eh_elfs, initialising it with the
+ * compat_local.c, may verify and hash eh_elfs, initialising it with the
  * defaults.  Then a program exiting while the thread verifies had
  * OpenSSL's cleanup free the locks under it (a crash at exit, 1 run in 4
  * in the fetch tests). */
