@@ -98,11 +98,13 @@ void upstream_forget(const char *cache, const char *hex)
 	if (dir >= 0) {
 		DIR *d = fdopendir(dir);
 		if (d) {
-			/* libdebuginfod writes files only there: anything else
-			 * (a directory) is left, and so is HEX then */
+			/* what this server fetches (executable, debuginfo,
+			 * their temporaries and negative marks); a cache shared
+			 * with other tools keeps their files, and HEX then */
 			struct dirent *e;
 			while ((e = readdir(d)) != NULL)
-				if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				if (!strncmp(e->d_name, "executable", 10) ||
+				    !strncmp(e->d_name, "debuginfo", 9))
 					unlinkat(dirfd(d), e->d_name, 0);
 			closedir(d);
 		} else {

@@ -39,10 +39,11 @@ int upstream_fetch(const char *hex, bool debuginfo, char **path,
 		   const upstream_limits *l, upstream_failure *why, metrics *m,
 		   ehelf_err *err);
 
-/* Remove what libdebuginfod keeps of HEX under CACHE (the directory
- * CACHE/HEX: downloads, its negative-cache marks): the server keeps what
- * it built in the store and remembers misses itself, so nothing a build
- * fetched outlives it.  Never follows a symlink. */
+/* Remove what libdebuginfod keeps of HEX's executable and debuginfo
+ * under CACHE (CACHE/HEX/executable, .../debuginfo, their temporaries
+ * and negative-cache marks; then CACHE/HEX if empty): the server keeps
+ * what it built in the store and remembers misses itself, so nothing a
+ * build fetched outlives it.  Never follows a symlink. */
 void upstream_forget(const char *cache, const char *hex);
 
 #endif
