@@ -204,6 +204,7 @@ int child_run(char *const argv[], const child_limits *l, child_result *r,
 	double deadline = now() + l->wall_seconds;
 	size_t olen = 0, elen = 0;
 	bool oopen = true, eopen = true;
+	double exited = 0;          /* when the child was seen ended */
 	while (oopen || eopen) {
 		double left = deadline - now();
 		if (left <= 0) {
@@ -218,12 +219,14 @@ int child_run(char *const argv[], const child_limits *l, child_result *r,
 		int n = poll(p, 2, left > 0.1 ? 100 : (int)(left * 1000) + 1);
 		if (n < 0 && errno != EINTR)
 			break;
-		if (n == 0) {
-			siginfo_t si = { 0 };
-			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
-				   WNOWAIT) == 0 && si.si_pid == pid)
-				break;
-		}
+		siginfo_t si = { 0 };
+		if (exited == 0 && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
+					   WNOWAIT) == 0 && si.si_pid == pid)
+			exited = now();
+		/* what it wrote before its end is read; a descendant that
+		 * keeps writing is not waited for */
+		if (exited > 0 && (n == 0 || now() - exited > 0.2))
+			break;
 		if (n <= 0)
 			continue;
 		if (p[0].revents && !drain(out[0], r->out, sizeof r->out, &olen,

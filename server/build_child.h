@@ -36,6 +36,7 @@ typedef struct child_result {
 	int exit_code;            /* when it exited, else -1 */
 	int signal;               /* the signal that ended it, else 0 */
 	bool timed_out;           /* killed at the wall-clock limit */
+	bool short_budget;        /* the caller's: that limit was cut short */
 	char out[CHILD_OUT_MAX];  /* standard output, NUL-terminated (cut) */
 	char err[CHILD_ERR_MAX];  /* the end of standard error */
 } child_result;

@@ -54,7 +54,8 @@ static void usage(FILE *out)
 	      "  -l, --listen ADDR        numeric IPv4/IPv6 address (default: all)\n"
 	      "  -p, --port N             port (default 8003; 0: any free port)\n"
 	      "      --port-file FILE     write the port to FILE once listening\n"
-	      "  -j, --jobs N             on-demand builds at once (default: cores)\n"
+	      "  -j, --jobs N             on-demand compiles at once (default: cores;\n"
+	      "                           4 x N builds fetch at once)\n"
 	      "      --threads N          HTTP threads (default: cores)\n"
 	      "  -u, --upstream URLS      space-separated debuginfod URLs to build\n"
 	      "                           from (default: $DEBUGINFOD_URLS; \"\": none)\n"
@@ -132,8 +133,8 @@ static int mkdirs(const char *path)
 /* libdebuginfod reads its configuration from the environment: set it
  * before any thread starts. */
 static int configure_upstream(const char *store, const char *urls,
-			      double negative_ttl, long build_timeout,
-			      long max_download_mib, char cache[PATH_MAX])
+			      double negative_ttl, long max_download_mib,
+			      char cache[PATH_MAX])
 {
 	/* libdebuginfod's downloads: where the environment says, else in
 	 * the store (writable when building on demand) */
@@ -149,14 +150,12 @@ static int configure_upstream(const char *store, const char *urls,
 	}
 	setenv("DEBUGINFOD_URLS", urls, 1);
 	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
-	/* its per-server timeout (connect, or less than 100 bytes/s): at
-	 * most 30 s, and never beyond the whole build's limit, which the
-	 * progress function enforces across its retries */
+	/* its per-server timeout (connect, or less than 100 bytes/s); the
+	 * whole build's limit, retries included, is the progress
+	 * function's (upstream.h) */
+	setenv("DEBUGINFOD_TIMEOUT", getenv("DEBUGINFOD_TIMEOUT") ?
+	       getenv("DEBUGINFOD_TIMEOUT") : "30", 1);
 	char num[32];
-	const char *t = getenv("DEBUGINFOD_TIMEOUT");
-	long tmo = t && atol(t) > 0 ? atol(t) : 30;
-	snprintf(num, sizeof num, "%ld", tmo < build_timeout ? tmo : build_timeout);
-	setenv("DEBUGINFOD_TIMEOUT", num, 1);
 	/* a file larger than --max-download is refused from its
 	 * Content-Length (and cut by the progress function without one) */
 	if (max_download_mib > 0) {
@@ -325,8 +324,7 @@ int main(int argc, char **argv)
 	char cache[PATH_MAX] = "";
 	if (ondemand_on && (mkdirs(ids) < 0 ||
 			    configure_upstream(store, upstream, (double)neg_ttl,
-					       build_timeout, max_download,
-					       cache) < 0)) {
+					       max_download, cache) < 0)) {
 		fprintf(stderr, "ehelf-server: %s: cannot prepare the store for "
 			"on-demand builds: %s\n", store, strerror(errno));
 		return 1;

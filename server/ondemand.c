@@ -223,6 +223,8 @@ static int compile(worker *w, const char *hex, const char *exe,
 	child_limits l = o->limits;
 	l.wall_seconds = deadline - now();
 	int rc = l.wall_seconds > 0 ? child_run(argv, &l, res, &w->child, err) : 1;
+	/* killed at a deadline the fetch left short: not the ELF's fault */
+	res->short_budget = l.wall_seconds < o->limits.wall_seconds / 2;
 	slot_give(w->od);
 	return rc;
 }
@@ -418,7 +420,8 @@ static void build(worker *w, const char *hex, outcome *r)
 			set(r, 503, BUILD_NOUTCOMES, false, "server shutting down");
 		} else {
 			set(r, 502, res->timed_out ? BUILD_TIMEOUT : BUILD_FAILED,
-			    true, "the upstream ELF %s could not be compiled: %s",
+			    !(res->timed_out && res->short_budget),
+			    "the upstream ELF %s could not be compiled: %s",
 			    hex, why_c);
 			child_describe(res, &o->limits, why_c, sizeof why_c, true);
 			snprintf(r->detail, sizeof r->detail, "%s", why_c);

@@ -2,7 +2,7 @@
 """hostile-upstream.py - a debuginfod look-alike that misbehaves on purpose,
 for the on-demand tests of ehelf-server (loopback only).
 
-Usage: hostile-upstream.py PORT_FILE ROUTES
+Usage: hostile-upstream.py PORT_FILE ROUTES [LOG]
 
 It listens on a free port of 127.0.0.1 (written to PORT_FILE once
 listening) and answers GET /buildid/ID/executable (and /debuginfo) from
@@ -11,7 +11,8 @@ ROUTES, lines of "ID ACTION [ARG]":
   file PATH      200 with the bytes of PATH and their Content-Length
   zeros MIB      200 with MIB MiB of zeros and their Content-Length
   chunked MIB    200 with MIB MiB of zeros, chunked (no Content-Length)
-Any other ID: 404.  It runs until killed.
+Any other ID: 404.  Each request's path is appended to LOG (a line).
+It runs until killed.
 """
 import http.server
 import os
@@ -21,6 +22,7 @@ import threading
 import time
 
 ROUTES = {}
+LOG = None
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -30,6 +32,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if LOG:
+            with open(LOG, "a") as f:
+                f.write(self.path + "\n")
         parts = self.path.split("/")
         route = None
         if len(parts) == 4 and parts[1] == "buildid" and \
@@ -76,8 +81,10 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: hostile-upstream.py PORT_FILE ROUTES")
+    global LOG
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: hostile-upstream.py PORT_FILE ROUTES [LOG]")
+    LOG = sys.argv[3] if len(sys.argv) == 4 else None
     with open(sys.argv[2]) as f:
         for line in f:
             w = line.split()

@@ -588,7 +588,7 @@ big2=bb00000000000000000000000000000000000002
 memid=cc00000000000000000000000000000000000001
 printf '%s stall\n%s stall\n%s file %s\n%s zeros 64\n%s chunked 64\n%s file %s\n' \
 	"$stall1" "$stall2" "$gid" "$gelf" "$big1" "$big2" "$memid" "$T/padded.so" >"$T/routes"
-python3 "$here/hostile-upstream.py" "$T/hport" "$T/routes" &
+python3 "$here/hostile-upstream.py" "$T/hport" "$T/routes" "$T/hlog" &
 hpid=$!
 pids="$pids $hpid"
 i=0
@@ -608,9 +608,11 @@ pending=$(cat "$T/stall1.code" "$T/stall2.code")
 check "-j 2, two stalled IDs: an unrelated good build served (200) while both still wait" \
 	sh -c "[ '$gcode' = 200 ] && cmp -s '$T/gbody' '$T/g.so' && [ -z '$pending' ]"
 wait "$sc1" "$sc2" || true
-check "the stalled IDs: 504 at --build-timeout (libdebuginfod's retries included), saying so" \
+check "the stalled IDs: 504 at --build-timeout (5 s, below libdebuginfod's 30 s), saying so" \
 	sh -c "[ \"\$(cat '$T/stall1.code' '$T/stall2.code')\" = 504504 ] &&
 	       grep -q 'timed out' '$T/stall1'"
+check "... each asked upstream once: cut by the deadline, not retried" \
+	[ "$(grep -c "/$stall1/" "$T/hlog")" = 1 -a "$(grep -c "/$stall2/" "$T/hlog")" = 1 ]
 check "metrics count 504" [ "$(metric 'ehelf_server_http_requests_total{artifact="eh_elf",code="504"}')" = 2 ]
 curl -s -o "$T/body" -w '%{http_code}' "$(url "/buildid/$big1/eh_elf")" >"$T/code"
 check "64 MiB upstream with Content-Length over --max-download 8: 502, saying so" \
