@@ -12,3 +12,10 @@ $(B)/tests/server/soak: $(B)/obj/tests/server/soak.o
 server-soak: all $(B)/tests/server/soak
 	@tests/server/run-soak.sh $(B) $(SOAK_SECONDS)
 CHECK_FULL_MORE += server-soak
+
+# the raw checks of request heads, unit-tested on socket pairs
+$(B)/tests/test_server_wire: $(B)/obj/tests/unit/test_server_wire.o \
+                             $(B)/obj/server/wire.o $(B)/obj/server/metrics.o \
+                             $(B)/obj/server/route.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
