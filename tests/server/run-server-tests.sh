@@ -401,7 +401,11 @@ for i in $(seq 1 30); do
 	codes="$codes $(code "/buildid/$id/eh_elf" --max-time 2) $(code /metrics --max-time 2)"
 	sleep 0.1
 done
+sleep 1 # at least --timeout + 2 s since they connected; they still run
+held=$(metric ehelf_server_connections)
 wait "$s1" "$s2" "$s3" "$s4" || bad "the slow clients could not open their connections"
+check "past --timeout, the server holds none of the 300 while they go on ($held connections open)" \
+	[ "$held" -le 10 ]
 check "under 300 slow connections, 60 of 60 good requests (eh_elf, /metrics) answered 200" \
 	[ "$(echo $codes | tr ' ' '\n' | grep -c '^200$')" = 60 ]
 check "the 100 slow bodies closed by the server: $(cat "$T/slow.body"); $(cat "$T/slow.chunked")" \
