@@ -5,7 +5,7 @@
  * docs/server.md; the modules: route (what a path names), artifact (the
  * files, beneath the store), index (the database ehelf-batch writes),
  * ondemand + upstream + build_child (builds), http (libmicrohttpd),
- * metrics and status_page.
+ * wire (the raw checks of request heads), metrics and status_page.
  *
  * Exit status: 0 stopped by SIGTERM or SIGINT, 1 cannot serve (store,
  * database, address), 2 usage.
