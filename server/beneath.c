@@ -28,7 +28,7 @@ static int open_by_components(int dirfd, const char *rel)
 			goto fail;
 		}
 		int fd = openat(dir, part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-				(next ? O_DIRECTORY : 0));
+				(next ? O_DIRECTORY : O_NONBLOCK));
 		if (dir != dirfd) {
 			int e = errno;
 			close(dir);
@@ -51,7 +51,7 @@ int open_beneath(int dirfd, const char *rel)
 	static int no_openat2;
 	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
 		struct open_how how = {
-			.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+			.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 				   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 		};

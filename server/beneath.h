@@ -9,7 +9,9 @@
 #define EHELF_SERVER_BENEATH_H
 
 /* Open REL (relative, '/'-separated) beneath the directory DIRFD,
- * read-only, close-on-exec.  Returns the descriptor, or -1 with errno
+ * read-only, close-on-exec, non-blocking (so that a FIFO or a device
+ * planted there never blocks the opening thread: the caller fstat()s
+ * and refuses what is not a regular file).  Returns the descriptor, or -1 with errno
  * (ELOOP or EXDEV for a symlink or an escape, ENOENT, ...). */
 int open_beneath(int dirfd, const char *rel);
 

@@ -2,8 +2,11 @@
 #define _GNU_SOURCE
 #include "build_child.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@ static double now(void)
 static void child_exec(char *const argv[], const child_limits *l, int out,
 		       int errfd, pid_t parent)
 {
+	setpgid(0, 0); /* a group of its own, killed whole at its end */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent) /* the parent died before the prctl */
 		_exit(127);
@@ -49,6 +53,84 @@ static void child_exec(char *const argv[], const child_limits *l, int out,
 	close_range(3, ~0u, 0);
 	execv(argv[0], argv);
 	_exit(127);
+}
+
+/* The compiles running now (their pids), so that the strays' reaper
+ * spares them; fork and registration happen under the same lock. */
+enum { CHILDREN_MAX = 4096 };
+static pthread_mutex_t children_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t children[CHILDREN_MAX];
+
+static bool registered(pid_t pid)
+{
+	for (int i = 0; i < CHILDREN_MAX; i++)
+		if (children[i] == pid)
+			return true;
+	return false;
+}
+
+static void set_registered(pid_t old, pid_t pid)
+{
+	for (int i = 0; i < CHILDREN_MAX; i++)
+		if (children[i] == old) {
+			children[i] = pid;
+			return;
+		}
+}
+
+/* Kill and reap this process's children that are not a running compile:
+ * the descendants of ended compiles, reparented here (the process is
+ * their subreaper).  Each round takes one generation; bounded. */
+static void reap_strays(void)
+{
+	pid_t self = getpid();
+	for (int round = 0; round < 64; round++) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/task", (int)self);
+		DIR *d = opendir(path);
+		if (!d)
+			return;
+		pid_t found[256];
+		int n = 0;
+		struct dirent *e;
+		pthread_mutex_lock(&children_lock);
+		while ((e = readdir(d)) != NULL && n < 256) {
+			if (e->d_name[0] == '.')
+				continue;
+			char cpath[128], buf[4096];
+			snprintf(cpath, sizeof cpath, "%s/%s/children", path,
+				 e->d_name);
+			int fd = open(cpath, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			ssize_t len = read(fd, buf, sizeof buf - 1);
+			close(fd);
+			if (len <= 0)
+				continue;
+			buf[len] = '\0';
+			char *save = NULL;
+			for (char *t = strtok_r(buf, " \n", &save); t && n < 256;
+			     t = strtok_r(NULL, " \n", &save)) {
+				pid_t c = (pid_t)atoi(t);
+				if (c > 0 && !registered(c)) {
+					kill(c, SIGKILL);
+					found[n++] = c;
+				}
+			}
+		}
+		pthread_mutex_unlock(&children_lock);
+		closedir(d);
+		if (n == 0)
+			return;
+		for (int i = 0; i < n; i++)
+			while (waitpid(found[i], NULL, 0) < 0 && errno == EINTR)
+				;
+	}
+}
+
+void child_init(void)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 /* Append what FD has to BUF (CAP bytes, *LEN used); keep the end of it
@@ -93,9 +175,23 @@ int child_run(char *const argv[], const child_limits *l, child_result *r,
 		return err_set(err, ERR_IO, "pipe: %s", strerror(errno));
 	}
 	pid_t parent = getpid();
+	pthread_mutex_lock(&children_lock);
+	if (!registered(0)) {
+		pthread_mutex_unlock(&children_lock);
+		close(out[0]);
+		close(out[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return err_set(err, ERR_IO, "too many compiles at once");
+	}
 	pid_t pid = fork();
 	if (pid == 0)
 		child_exec(argv, l, out[1], errp[1], parent);
+	if (pid > 0) {
+		set_registered(0, pid);
+		setpgid(pid, pid); /* also here: no race with the kill below */
+	}
+	pthread_mutex_unlock(&children_lock);
 	close(out[1]);
 	close(errp[1]);
 	if (pid < 0) {
@@ -108,6 +204,7 @@ int child_run(char *const argv[], const child_limits *l, child_result *r,
 	double deadline = now() + l->wall_seconds;
 	size_t olen = 0, elen = 0;
 	bool oopen = true, eopen = true;
+	double exited = 0;          /* when the child was seen ended */
 	while (oopen || eopen) {
 		double left = deadline - now();
 		if (left <= 0) {
@@ -117,8 +214,18 @@ int child_run(char *const argv[], const child_limits *l, child_result *r,
 		}
 		struct pollfd p[2] = { { oopen ? out[0] : -1, POLLIN, 0 },
 				       { eopen ? errp[0] : -1, POLLIN, 0 } };
-		int n = poll(p, 2, (int)(left * 1000) + 1);
+		/* a descendant may hold the pipes open: look at the child
+		 * itself every 100 ms (without reaping it) */
+		int n = poll(p, 2, left > 0.1 ? 100 : (int)(left * 1000) + 1);
 		if (n < 0 && errno != EINTR)
+			break;
+		siginfo_t si = { 0 };
+		if (exited == 0 && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
+					   WNOWAIT) == 0 && si.si_pid == pid)
+			exited = now();
+		/* what it wrote before its end is read; a descendant that
+		 * keeps writing is not waited for */
+		if (exited > 0 && (n == 0 || now() - exited > 0.2))
 			break;
 		if (n <= 0)
 			continue;
@@ -132,10 +239,17 @@ int child_run(char *const argv[], const child_limits *l, child_result *r,
 	close(out[0]);
 	close(errp[0]);
 	int st = 0;
+	/* its process group dies with it (a process that left the group, by
+	 * setsid, is reaped below as a stray) */
+	kill(-pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	pthread_mutex_lock(&children_lock);
+	set_registered(pid, 0);
+	pthread_mutex_unlock(&children_lock);
 	if (pidp)
 		*pidp = 0;
+	reap_strays();
 	if (WIFEXITED(st))
 		r->exit_code = WEXITSTATUS(st);
 	else if (WIFSIGNALED(st))
@@ -144,7 +258,7 @@ int child_run(char *const argv[], const child_limits *l, child_result *r,
 }
 
 void child_describe(const child_result *r, const child_limits *l, char *out,
-		    size_t n)
+		    size_t n, bool with_stderr)
 {
 	/* the last line of standard error says what went wrong */
 	char msg[CHILD_ERR_MAX];
@@ -154,9 +268,10 @@ void child_describe(const child_result *r, const child_limits *l, char *out,
 		msg[--len] = '\0';
 	char *nl = strrchr(msg, '\n');
 	const char *last = nl ? nl + 1 : msg;
+	if (!with_stderr)
+		last = "";
 	if (r->timed_out)
-		snprintf(out, n, "killed after %.0f s of wall-clock time",
-			 l->wall_seconds);
+		snprintf(out, n, "killed at the build's wall-clock limit");
 	else if (r->signal == SIGXCPU || r->signal == SIGKILL)
 		snprintf(out, n, "killed by signal %d (%s): CPU limit %u s or "
 			 "memory limit %llu MiB", r->signal, strsignal(r->signal),

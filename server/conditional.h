@@ -14,8 +14,11 @@ enum { HTTP_DATE_MAX = 32 };
 /* T as an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") into OUT. */
 void http_date(time_t t, char out[HTTP_DATE_MAX]);
 
-/* Parse an IMF-fixdate.  Returns 0, or -1 when S is not one (the other two
- * obsolete forms are not accepted: the header is then ignored). */
+/* Parse an HTTP date in any of the three forms RFC 9110 5.6.7 asks a
+ * recipient to read: IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), RFC
+ * 850 ("Sunday, 06-Nov-94 08:49:37 GMT", its two-digit year never more
+ * than 50 years ahead) and asctime ("Sun Nov  6 08:49:37 1994").
+ * Returns 0, or -1 when S is none of them (the header is then ignored). */
 int http_date_parse(const char *s, time_t *t);
 
 /* Does a request with these headers (either may be NULL) already hold the

@@ -5,7 +5,7 @@
  * docs/server.md; the modules: route (what a path names), artifact (the
  * files, beneath the store), index (the database ehelf-batch writes),
  * ondemand + upstream + build_child (builds), http (libmicrohttpd),
- * metrics and status_page.
+ * wire (the raw checks of request heads), metrics and status_page.
  *
  * Exit status: 0 stopped by SIGTERM or SIGINT, 1 cannot serve (store,
  * database, address), 2 usage.
@@ -30,6 +30,7 @@
 #include "metrics.h"
 #include "ondemand.h"
 #include "repo.h"
+#include "wire.h"
 
 static void usage(FILE *out)
 {
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 	      "                    [--port-file FILE] [-j N] [--threads N]\n"
 	      "                    [--upstream URLS] [--sign-key KEY]\n"
 	      "                    [--max-connections N] [--timeout S] [--repo DIR]\n"
+	      "                    [--max-download MIB]\n"
 	      "                    [--verbose]\n"
 	      "\n"
 	      "Serve the eh_elfs of a store that ehelf-batch wrote over HTTP, by\n"
@@ -52,7 +54,8 @@ static void usage(FILE *out)
 	      "  -l, --listen ADDR        numeric IPv4/IPv6 address (default: all)\n"
 	      "  -p, --port N             port (default 8003; 0: any free port)\n"
 	      "      --port-file FILE     write the port to FILE once listening\n"
-	      "  -j, --jobs N             on-demand builds at once (default: cores)\n"
+	      "  -j, --jobs N             on-demand compiles at once (default: cores;\n"
+	      "                           4 x N builds fetch at once)\n"
 	      "      --threads N          HTTP threads (default: cores)\n"
 	      "  -u, --upstream URLS      space-separated debuginfod URLs to build\n"
 	      "                           from (default: $DEBUGINFOD_URLS; \"\": none)\n"
@@ -68,11 +71,14 @@ static void usage(FILE *out)
 	      "                           has for S seconds (default 600)\n"
 	      "      --max-queue N        builds waiting beyond the running ones;\n"
 	      "                           more: 503 (default 64)\n"
-	      "      --build-timeout S    wall-clock limit of one compile (default 120)\n"
+	      "      --build-timeout S    wall-clock limit of one build, upstream\n"
+	      "                           fetches included (default 120)\n"
 	      "      --build-cpu S        CPU-time limit of one compile (default 60)\n"
 	      "      --build-memory MIB   address-space limit of one compile\n"
 	      "                           (default 4096; 0: none, for a compiler\n"
 	      "                           built with AddressSanitizer)\n"
+	      "      --max-download MIB   largest file fetched from upstream\n"
+	      "                           (default 1024; 0: no limit)\n"
 	      "      --compiler PATH      ehelf-compile (default: beside this program)\n"
 	      "  -v, --verbose            log each request and build on stderr\n"
 	      "  -h, --help               show this help\n"
@@ -127,16 +133,16 @@ static int mkdirs(const char *path)
 /* libdebuginfod reads its configuration from the environment: set it
  * before any thread starts. */
 static int configure_upstream(const char *store, const char *urls,
-			      double negative_ttl)
+			      double negative_ttl, long max_download_mib,
+			      char cache[PATH_MAX])
 {
 	/* libdebuginfod's downloads: where the environment says, else in
 	 * the store (writable when building on demand) */
-	char cache[PATH_MAX];
 	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
 	if (env && *env)
-		snprintf(cache, sizeof cache, "%s", env);
+		snprintf(cache, PATH_MAX, "%s", env);
 	else
-		snprintf(cache, sizeof cache, "%s/.cache/debuginfod", store);
+		snprintf(cache, PATH_MAX, "%s/.cache/debuginfod", store);
 	if (mkdirs(cache) < 0) {
 		fprintf(stderr, "ehelf-server: %s: cannot create: %s\n", cache,
 			strerror(errno));
@@ -144,8 +150,20 @@ static int configure_upstream(const char *store, const char *urls,
 	}
 	setenv("DEBUGINFOD_URLS", urls, 1);
 	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	/* its per-server timeout (connect, or less than 100 bytes/s); the
+	 * whole build's limit, retries included, is the progress
+	 * function's (upstream.h) */
 	setenv("DEBUGINFOD_TIMEOUT", getenv("DEBUGINFOD_TIMEOUT") ?
 	       getenv("DEBUGINFOD_TIMEOUT") : "30", 1);
+	char num[32];
+	/* a file larger than --max-download is refused from its
+	 * Content-Length (and cut by the progress function without one) */
+	if (max_download_mib > 0) {
+		snprintf(num, sizeof num, "%lld", (long long)max_download_mib << 20);
+		setenv("DEBUGINFOD_MAXSIZE", num, 1);
+	} else {
+		unsetenv("DEBUGINFOD_MAXSIZE");
+	}
 	unsetenv("DEBUGINFOD_PROGRESS");
 	unsetenv("DEBUGINFOD_VERBOSE");
 	/* libdebuginfod's own negative cache lasts as long as ours */
@@ -164,7 +182,7 @@ int main(int argc, char **argv)
 {
 	enum { O_PORT_FILE = 256, O_THREADS, O_SIGN_KEY, O_MAX_CONN, O_TIMEOUT,
 	       O_NEG_TTL, O_MAX_QUEUE, O_BUILD_TIMEOUT, O_BUILD_CPU, O_BUILD_MEM,
-	       O_COMPILER, O_REPO };
+	       O_COMPILER, O_REPO, O_MAX_DOWNLOAD };
 	static const struct option opts[] = {
 		{ "store", required_argument, NULL, 's' },
 		{ "db", required_argument, NULL, 'd' },
@@ -183,6 +201,7 @@ int main(int argc, char **argv)
 		{ "build-cpu", required_argument, NULL, O_BUILD_CPU },
 		{ "build-memory", required_argument, NULL, O_BUILD_MEM },
 		{ "compiler", required_argument, NULL, O_COMPILER },
+		{ "max-download", required_argument, NULL, O_MAX_DOWNLOAD },
 		{ "repo", required_argument, NULL, O_REPO },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -197,7 +216,7 @@ int main(int argc, char **argv)
 	char compiler[PATH_MAX] = "";
 	long port = 8003, jobs = cores, threads = cores, max_conn = 1024,
 	     timeout = 15, neg_ttl = 600, max_queue = 64, build_timeout = 120,
-	     build_cpu = 60, build_mem = 4096;
+	     build_cpu = 60, build_mem = 4096, max_download = 1024;
 	bool verbose = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "s:d:l:p:j:u:vh", opts, NULL)) != -1) {
@@ -238,6 +257,9 @@ int main(int argc, char **argv)
 		case O_COMPILER: snprintf(compiler, sizeof compiler, "%s", optarg);
 			break;
 		case O_REPO: repo_path = optarg; break;
+		case O_MAX_DOWNLOAD:
+			max_download = number("--max-download", optarg, 0, 1 << 20);
+			break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -284,20 +306,29 @@ int main(int argc, char **argv)
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 
+	int status = 1;
+	metrics m;
+	metrics_init(&m);
+	/* the raw checks of request heads (wire.h), sized for that limit */
+	if (wire_init(&m) < 0) {
+		fprintf(stderr, "ehelf-server: cannot set up the checks of request "
+			"heads (out of memory?)\n");
+		return 1;
+	}
+
 	char ids[PATH_MAX], dbpath[PATH_MAX];
 	snprintf(ids, sizeof ids, "%s/.build-id", store);
 	snprintf(dbpath, sizeof dbpath, "%s", db ? db : "");
 	if (!db)
 		snprintf(dbpath, sizeof dbpath, "%s/ehelf.sqlite", store);
+	char cache[PATH_MAX] = "";
 	if (ondemand_on && (mkdirs(ids) < 0 ||
-			    configure_upstream(store, upstream, (double)neg_ttl) < 0)) {
+			    configure_upstream(store, upstream, (double)neg_ttl,
+					       max_download, cache) < 0)) {
 		fprintf(stderr, "ehelf-server: %s: cannot prepare the store for "
 			"on-demand builds: %s\n", store, strerror(errno));
 		return 1;
 	}
-	int status = 1;
-	metrics m;
-	metrics_init(&m);
 	server_index *ix = NULL;
 	artifact_store *as = NULL;
 	ondemand *od = NULL;
@@ -326,6 +357,8 @@ int main(int argc, char **argv)
 			.key = key, .index = ix, .artifacts = as, .metrics = &m,
 			.jobs = (int)jobs, .max_queue = (int)max_queue,
 			.negative_ttl = (double)neg_ttl, .verbose = verbose,
+			.cache = cache,
+			.max_download = (uint64_t)max_download << 20,
 			.limits = { .cpu_seconds = (unsigned)build_cpu,
 				    .memory_bytes = build_mem ? (uint64_t)build_mem << 20
 							      : RLIM_INFINITY,

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "conditional.h"
 #include "repo.h"
 #include "route.h"
 #include "status_page.h"
+#include "wire.h"
 
 /* A client connection, for the reaper: libmicrohttpd's idle timeout
  * restarts with every byte received, so a client trickling its headers a
@@ -24,7 +26,8 @@
  * completed a request's headers within the timeout of its start or of
  * its previous response. */
 typedef struct conn {
-	int fd;
+	int fd;                     /* -1 once the reaper cut it */
+	int wire_fd;                /* watched by wire.h until closed */
 	double since;               /* connected, or previous request done */
 	bool in_request;            /* headers complete, not yet answered */
 	struct conn *prev, *next;
@@ -51,7 +54,7 @@ typedef struct request {
 	route route;
 	bool head;
 	bool started;               /* the handler has seen it */
-	bool encoded_id;            /* a /buildid/ path with a % in it */
+	bool encoded;               /* a path with a % in it */
 	bool waiting;               /* parked for an on-demand build */
 	unsigned code;              /* answered with; 0: not yet */
 	uint64_t bytes;
@@ -100,6 +103,76 @@ static enum MHD_Result answer_msg(request *rq, unsigned code, const char *msg)
 	return answer_text(rq, code, "text/plain; charset=utf-8", text, (size_t)n);
 }
 
+/* A 500: the details (file names, errors) go to the log, not the client. */
+static enum MHD_Result answer_internal(request *rq, const char *detail)
+{
+	fprintf(stderr, "ehelf-server: %s %s: %s\n", rq->method, rq->url, detail);
+	return answer_msg(rq, 500, "internal error reading the store (see the "
+			  "server's log)");
+}
+
+/* A refusal at the request's headers: the connection is closed after it
+ * (the body, if any, is never read). */
+static enum MHD_Result answer_refusal(request *rq, unsigned code,
+				      const char *msg)
+{
+	char text[300];
+	int n = snprintf(text, sizeof text, "%s\n", msg);
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		(size_t)n, text, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+	MHD_add_response_header(r, "Connection", "close");
+	if (code == 405)
+		MHD_add_response_header(r, "Allow", "GET, HEAD");
+	return queue(rq, code, r, (uint64_t)n);
+}
+
+typedef struct framing {
+	unsigned content_length;    /* Content-Length headers */
+	unsigned transfer_encoding;
+	bool nonzero_length;        /* a Content-Length other than 0 */
+} framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
+				     const char *key, const char *value)
+{
+	(void)kind;
+	framing *f = cls;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+		f->content_length++;
+		if (strspn(value, "0") != strlen(value) || !*value)
+			f->nonzero_length = true;
+	} else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		f->transfer_encoding++;
+	}
+	return MHD_YES;
+}
+
+/* Why the request's framing is refused, or NULL: GET and HEAD carry no
+ * body, the other methods are refused before theirs is read, and
+ * Content-Length twice or with Transfer-Encoding is ambiguous (RFC 9112
+ * 6.3: a smuggling vector behind a proxy). */
+static const char *framing_error(struct MHD_Connection *c, const char *method)
+{
+	framing f = { 0 };
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+	if (f.content_length > 1)
+		return "more than one Content-Length header";
+	if (f.content_length && f.transfer_encoding)
+		return "both Content-Length and Transfer-Encoding";
+	if (f.transfer_encoding > 1)
+		return "more than one Transfer-Encoding header";
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) ||
+		   !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	if (!get)
+		return "only GET and HEAD are served";
+	if (f.transfer_encoding || f.nonzero_length)
+		return "a GET or HEAD request carries no body";
+	return NULL;
+}
+
 /* The headers a file and its 304 share. */
 static void file_headers(struct MHD_Response *r, const artifact *a,
 			 const char *etag, bool sig)
@@ -117,6 +190,8 @@ static void file_headers(struct MHD_Response *r, const artifact *a,
 				: "application/octet-stream");
 	if (a->sig[0])
 		MHD_add_response_header(r, "X-EHELF-SIGNATURE", a->sig);
+	/* eh_elfs are small: Range is ignored, and said so */
+	MHD_add_response_header(r, "Accept-Ranges", "none");
 }
 
 static void park(void *arg)
@@ -155,7 +230,7 @@ static enum MHD_Result serve_artifact(request *rq, bool may_build)
 		return answer_msg(rq, 404, msg);
 	}
 	if (rc < 0)
-		return answer_msg(rq, 500, err.msg);
+		return answer_internal(rq, err.msg);
 	char etag[70];
 	snprintf(etag, sizeof etag, "\"%s\"", a.sha256);
 	const char *inm = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
@@ -191,7 +266,7 @@ static enum MHD_Result serve_repo(request *rq)
 	if (rc == ERR_NOTFOUND)
 		return answer_msg(rq, 404, "no such file in the repository");
 	if (rc < 0)
-		return answer_msg(rq, 500, err.msg);
+		return answer_internal(rq, err.msg);
 	char date[HTTP_DATE_MAX];
 	http_date(f.mtime, date);
 	const char *inm = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
@@ -216,6 +291,7 @@ static enum MHD_Result serve_repo(request *rq)
 	MHD_add_response_header(r, "Content-Type", f.type);
 	MHD_add_response_header(r, "Cache-Control", f.immutable
 				? "public, max-age=86400" : "no-cache");
+	MHD_add_response_header(r, "Accept-Ranges", "none");
 	return queue(rq, not_modified ? 304 : 200, r, not_modified ? 0 : f.size);
 }
 
@@ -274,13 +350,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (!rq->started) { /* the headers are in */
 		rq->started = true;
 		route_parse(url, strlen(url), &rq->route);
-		if (rq->encoded_id)
-			rq->route.kind = ROUTE_BAD_ID;
+		if (rq->encoded)
+			rq->route.kind = !strncmp(url, "/buildid/", 9)
+					 ? ROUTE_BAD_ID : ROUTE_BAD_PATH;
 		snprintf(rq->method, sizeof rq->method, "%s", method);
 		conn_mark(h, c, true);
+		/* answered before any body is read: a request with a body
+		 * (never needed here), or with framing a proxy in front
+		 * might read otherwise than libmicrohttpd */
+		const char *bad = framing_error(c, method);
+		if (bad)
+			return answer_refusal(rq, strcmp(method, MHD_HTTP_METHOD_GET) &&
+					      strcmp(method, MHD_HTTP_METHOD_HEAD)
+					      ? 405 : 400, bad);
 		return MHD_YES;
 	}
-	if (*upload_size) { /* a body: read and ignore it */
+	if (*upload_size) { /* unreachable: bodies are refused above */
 		*upload_size = 0;
 		return MHD_YES;
 	}
@@ -311,10 +396,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return serve_repo(rq);
 		break;
 	case ROUTE_BAD_ID:
-		return answer_msg(rq, 400, "malformed build-ID: expected 2 to 128 "
-				  "lowercase hex digits, an even number");
 	case ROUTE_BAD_PATH:
-		return answer_msg(rq, 400, "malformed repository path");
+		if (rq->encoded)
+			return answer_msg(rq, 400, "a percent-encoded path: no path "
+					  "this server serves needs encoding");
+		return answer_msg(rq, 400, rq->route.kind == ROUTE_BAD_ID
+				  ? "malformed build-ID: expected 2 to 128 "
+				    "lowercase hex digits, an even number"
+				  : "malformed repository path");
 	case ROUTE_UNKNOWN:
 		break;
 	}
@@ -327,8 +416,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 }
 
 /* The request line's URI, before libmicrohttpd decodes it: the request's
- * state starts here.  A build-ID never needs percent-encoding, so one
- * that has it (%00, %2f, ...) is refused whatever it decodes to. */
+ * state starts here.  No path served needs percent-encoding (build-IDs
+ * are hex, repository paths plain), so a path that has it (%00, %2f,
+ * /buildi%64/, ...) is refused whatever it decodes to. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	request *rq = calloc(1, sizeof *rq);
@@ -338,10 +428,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	rq->conn = c;
 	rq->t0 = metrics_now();
 	snprintf(rq->url, sizeof rq->url, "%s", uri);
-	static const char prefix[] = "/buildid/";
 	size_t path = strcspn(uri, "?");
-	rq->encoded_id = !strncmp(uri, prefix, sizeof prefix - 1) &&
-			 memchr(uri, '%', path) != NULL;
+	rq->encoded = memchr(uri, '%', path) != NULL;
 	return rq;
 }
 
@@ -381,8 +469,9 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 			free(k);
 			return;
 		}
-		k->fd = ci->connect_fd;
+		k->fd = k->wire_fd = ci->connect_fd;
 		k->since = metrics_now();
+		wire_watch(k->wire_fd);
 		pthread_mutex_lock(&h->conns_lock);
 		k->next = h->conns;
 		if (h->conns)
@@ -398,6 +487,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	conn *k = *socket_context;
 	if (!k)
 		return;
+	wire_unwatch(k->wire_fd);
 	pthread_mutex_lock(&h->conns_lock);
 	if (k->prev)
 		k->prev->next = k->next;

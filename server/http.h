@@ -7,9 +7,15 @@
  * Limits: a request's headers must fit in HTTP_HEADER_BYTES (beyond:
  * 431, answered by libmicrohttpd); a connection idle for TIMEOUT seconds
  * (nothing received, including a client trickling a header a byte at a
- * time slower than that) is closed; above MAX_CONNECTIONS open
- * connections, requests are answered 503 with Retry-After, and
- * connections beyond a margin above it are refused at accept.
+ * time slower than that) is closed, and so is one that has not completed
+ * a request's headers within TIMEOUT seconds (the reaper); a request with
+ * a body, or with ambiguous framing (Content-Length twice, or with
+ * Transfer-Encoding), is refused at its headers and the connection
+ * closed, the body never read; a path with a '%' is refused before
+ * anything is opened; the raw request heads are checked by wire.h; above
+ * MAX_CONNECTIONS open connections, requests are answered 503 with
+ * Retry-After, and connections beyond a margin above it are refused at
+ * accept.  Error bodies carry no file names of the server.
  */
 #ifndef EHELF_SERVER_HTTP_H
 #define EHELF_SERVER_HTTP_H

@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../client-lib/eh_elf_check.h"
 #include "../common/atomic_file.h"
 #include "upstream.h"
 
@@ -23,6 +25,10 @@
 enum { COMPILE_EXIT_NO_CFI = 3 };
 
 enum { NEG_BUCKETS = 1024, NEG_MAX = 100000 };
+
+/* Builder threads per compile slot: a fetch waits on the network, a
+ * compile on a core, so a stalled upstream holds a thread, not a slot. */
+enum { THREADS_PER_JOB = 4 };
 
 typedef struct job {
 	char hex[BUILDID_HEX_MAX + 1];
@@ -53,6 +59,8 @@ struct ondemand {
 	job *inflight;
 	job *qhead, *qtail;
 	int queued, running;
+	int compiling;               /* compile slots taken, <= o.jobs */
+	pthread_cond_t slot_free;
 	neg_entry *neg[NEG_BUCKETS];
 	size_t nneg;
 	volatile int stopping;
@@ -135,7 +143,8 @@ typedef struct outcome {
 	int code;                   /* HTTP status to answer */
 	build_outcome kind;         /* for the metrics; BUILD_NOUTCOMES: none */
 	bool negative;              /* remember it */
-	char msg[512];
+	char msg[512];              /* for the client: no server paths */
+	char detail[700];           /* for the log: "" or more than msg */
 } outcome;
 
 static void set(outcome *r, int code, build_outcome kind, bool negative,
@@ -146,16 +155,53 @@ static void set(outcome *r, int code, build_outcome kind, bool negative,
 	r->code = code;
 	r->kind = kind;
 	r->negative = negative;
+	r->detail[0] = '\0';
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(r->msg, sizeof r->msg, fmt, ap);
 	va_end(ap);
 }
 
-/* Run the compiler on EXE (and DEBUG) into OUT. */
+/* Take one of the o.jobs compile slots, waiting until DEADLINE at most.
+ * Returns false when none came free in time or the server stops. */
+static bool slot_take(ondemand *od, double deadline)
+{
+	pthread_mutex_lock(&od->lock);
+	while (!od->stopping && od->compiling >= od->o.jobs) {
+		double left = deadline - now();
+		if (left <= 0)
+			break;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += (time_t)left;
+		ts.tv_nsec += (long)((left - (double)(time_t)left) * 1e9);
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&od->slot_free, &od->lock, &ts);
+	}
+	bool got = !od->stopping && od->compiling < od->o.jobs;
+	if (got)
+		od->compiling++;
+	pthread_mutex_unlock(&od->lock);
+	return got;
+}
+
+static void slot_give(ondemand *od)
+{
+	pthread_mutex_lock(&od->lock);
+	od->compiling--;
+	pthread_cond_signal(&od->slot_free);
+	pthread_mutex_unlock(&od->lock);
+}
+
+/* Run the compiler on EXE (and DEBUG) into OUT in a compile slot, killed
+ * at DEADLINE.  Returns 0 when it ran (R), 1 when no slot came free
+ * before DEADLINE, ERR_IO when it could not be started. */
 static int compile(worker *w, const char *hex, const char *exe,
-		   const char *debug, const char *out, child_result *res,
-		   ehelf_err *err)
+		   const char *debug, const char *out, double deadline,
+		   child_result *res, ehelf_err *err)
 {
 	const ondemand_opts *o = &w->od->o;
 	char *argv[12];
@@ -172,14 +218,22 @@ static int compile(worker *w, const char *hex, const char *exe,
 	}
 	argv[n++] = (char *)exe;
 	argv[n] = NULL;
-	return child_run(argv, &o->limits, res, &w->child, err);
+	if (!slot_take(w->od, deadline))
+		return 1;
+	child_limits l = o->limits;
+	l.wall_seconds = deadline - now();
+	int rc = l.wall_seconds > 0 ? child_run(argv, &l, res, &w->child, err) : 1;
+	/* killed at a deadline the fetch left short: not the ELF's fault */
+	res->short_budget = l.wall_seconds < o->limits.wall_seconds / 2;
+	slot_give(w->od);
+	return rc;
 }
 
 /* Read the compiled eh_elf at PATH (written by our child: a regular file
  * of bounded size, never followed through a link). */
 static uint8_t *slurp(const char *path, uint64_t max, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
@@ -236,12 +290,40 @@ static int publish(ondemand *od, const char *hex, const char *tmpfile,
 	return 0;
 }
 
+/* Is DATA (LEN bytes) exactly an eh_elf, as the loader will check it, of
+ * the build-ID HEX?  The compiler ran on untrusted input: what it wrote
+ * is signed and served only if so.  0, or -1 with the reason in WHY. */
+static int check_output(const char *hex, const uint8_t *data, size_t len,
+			char *why, size_t n)
+{
+	eh_elf_layout l;
+	if (eh_elf_check(data, len, &l, why, n) < 0)
+		return -1;
+	uint8_t id[BUILDID_MAX_BYTES];
+	int idlen = buildid_from_hex(hex, id, sizeof id);
+	if (idlen < 0 || (size_t)idlen != l.build_id_len ||
+	    memcmp(id, l.build_id, l.build_id_len) != 0) {
+		snprintf(why, n, "it records another build-ID");
+		return -1;
+	}
+	return 0;
+}
+
+/* An upstream failure's outcome: 504 for a timeout, 502 else. */
+static void fetch_failed(outcome *r, upstream_failure why, const char *msg)
+{
+	set(r, why == UPSTREAM_TIMED_OUT ? 504 : 502,
+	    why == UPSTREAM_TIMED_OUT ? BUILD_TIMEOUT : BUILD_FAILED,
+	    why == UPSTREAM_TOO_LARGE, "%s", msg);
+}
+
 static void build(worker *w, const char *hex, outcome *r)
 {
 	ondemand *od = w->od;
 	const ondemand_opts *o = &od->o;
 	r->kind = BUILD_NOUTCOMES;
 	r->negative = false;
+	r->detail[0] = '\0';
 	if (artifact_exists(o->artifacts, hex)) {
 		set(r, 200, BUILD_NOUTCOMES, false, "in the store");
 		return;
@@ -257,19 +339,36 @@ static void build(worker *w, const char *hex, outcome *r)
 		goto out;
 	}
 	double t0 = now();
+	/* the whole build, fetches included, within --build-timeout */
+	double deadline = t0 + o->limits.wall_seconds;
+	upstream_limits ul = { .cancel = &od->stopping, .deadline = deadline,
+			       .max_bytes = o->max_download };
+	upstream_failure why;
 	ehelf_err err = { 0 };
 	char *exe = NULL, *debug = NULL;
-	int efd = upstream_fetch(hex, false, &exe, &od->stopping, o->metrics, &err);
+	int efd = upstream_fetch(hex, false, &exe, &ul, &why, o->metrics, &err);
 	if (efd == ERR_NOTFOUND) {
 		set(r, 404, BUILD_NOT_FOUND, true, "%s", err.msg);
-		goto out;
+		goto out_exe;
 	}
 	if (efd < 0) {
-		set(r, strstr(err.msg, "timed out") ? 504 : 502, BUILD_FAILED, false,
-		    "%s", err.msg);
-		goto out;
+		fetch_failed(r, why, err.msg);
+		goto out_exe;
 	}
+	struct stat est;
+	int src = fstat(efd, &est);
 	close(efd);
+	/* the compiler maps the whole ELF: one larger than half its address
+	 * space fails there with a misleading message; say why here */
+	if (src == 0 && o->limits.memory_bytes != RLIM_INFINITY &&
+	    (uint64_t)est.st_size > o->limits.memory_bytes / 2) {
+		set(r, 502, BUILD_FAILED, true, "the upstream ELF %s (%llu MiB) "
+		    "is too large to compile within the compiler's memory limit "
+		    "(%llu MiB, --build-memory)", hex,
+		    (unsigned long long)(est.st_size >> 20),
+		    (unsigned long long)(o->limits.memory_bytes >> 20));
+		goto out_exe;
+	}
 	char tmpfile[4400];
 	snprintf(tmpfile, sizeof tmpfile, "%s/build-%d-%s.so", od->tmp,
 		 (int)getpid(), hex);
@@ -278,56 +377,77 @@ static void build(worker *w, const char *hex, outcome *r)
 		set(r, 503, BUILD_FAILED, false, "out of memory");
 		goto out_exe;
 	}
-	int rc = compile(w, hex, exe, NULL, tmpfile, res, &err);
+	int rc = compile(w, hex, exe, NULL, tmpfile, deadline, res, &err);
 	if (rc == 0 && res->exit_code == COMPILE_EXIT_NO_CFI) {
 		/* no .eh_frame: the debuginfo may have a .debug_frame */
-		int dfd = upstream_fetch(hex, true, &debug, &od->stopping,
-					 o->metrics, &err);
+		int dfd = upstream_fetch(hex, true, &debug, &ul, &why, o->metrics,
+					 &err);
 		if (dfd == ERR_NOTFOUND) {
 			set(r, 404, BUILD_NO_CFI, true, "%s has no unwind tables "
 			    "and no upstream has its debuginfo", hex);
 			goto out_res;
 		}
 		if (dfd < 0) {
-			set(r, 502, BUILD_FAILED, false, "%s", err.msg);
+			fetch_failed(r, why, err.msg);
 			goto out_res;
 		}
 		close(dfd);
-		rc = compile(w, hex, exe, debug, tmpfile, res, &err);
+		rc = compile(w, hex, exe, debug, tmpfile, deadline, res, &err);
 		if (rc == 0 && res->exit_code == COMPILE_EXIT_NO_CFI) {
 			set(r, 404, BUILD_NO_CFI, true, "%s has no unwind tables, "
 			    "nor has its debuginfo", hex);
 			goto out_res;
 		}
 	}
-	if (rc < 0) {
-		set(r, 503, BUILD_FAILED, false, "cannot run the compiler: %s",
-		    err.msg);
-		goto out_res;
-	}
-	if (res->exit_code != 0) {
-		char why[600];
-		child_describe(res, &o->limits, why, sizeof why);
+	if (rc == 1) {
 		if (od->stopping)
 			set(r, 503, BUILD_NOUTCOMES, false, "server shutting down");
 		else
+			set(r, 504, BUILD_TIMEOUT, false, "the build of %s did not "
+			    "finish within the build time limit (%.0f s)", hex,
+			    o->limits.wall_seconds);
+		goto out_res;
+	}
+	if (rc < 0) {
+		set(r, 503, BUILD_FAILED, false, "cannot run the compiler");
+		snprintf(r->detail, sizeof r->detail, "%s", err.msg);
+		goto out_res;
+	}
+	if (res->exit_code != 0) {
+		char why_c[600];
+		child_describe(res, &o->limits, why_c, sizeof why_c, false);
+		if (od->stopping) {
+			set(r, 503, BUILD_NOUTCOMES, false, "server shutting down");
+		} else {
 			set(r, 502, res->timed_out ? BUILD_TIMEOUT : BUILD_FAILED,
-			    true, "the upstream ELF %s could not be compiled: %s",
-			    hex, why);
+			    !(res->timed_out && res->short_budget),
+			    "the upstream ELF %s could not be compiled: %s",
+			    hex, why_c);
+			child_describe(res, &o->limits, why_c, sizeof why_c, true);
+			snprintf(r->detail, sizeof r->detail, "%s", why_c);
+		}
 		goto out_res;
 	}
 	size_t len = 0;
 	uint8_t *data = slurp(tmpfile, o->limits.file_bytes, &len);
-	char sha[65], keyid[SIG_KEYID_HEX + 1];
+	char sha[65], keyid[SIG_KEYID_HEX + 1], bad[200];
 	if (!data) {
 		set(r, 502, BUILD_FAILED, true, "the compiler left no eh_elf for %s",
 		    hex);
 		goto out_res;
 	}
+	if (check_output(hex, data, len, bad, sizeof bad) < 0) {
+		free(data);
+		set(r, 502, BUILD_FAILED, true, "the compiler's output for %s is "
+		    "not a valid eh_elf: %s", hex, bad);
+		goto out_res;
+	}
 	rc = publish(od, hex, tmpfile, data, len, sha, keyid, &err);
 	free(data);
 	if (rc < 0) {
-		set(r, 500, BUILD_FAILED, false, "%s", err.msg);
+		set(r, 500, BUILD_FAILED, false, "cannot put the eh_elf of %s in "
+		    "the store", hex);
+		snprintf(r->detail, sizeof r->detail, "%s", err.msg);
 		goto out_res;
 	}
 	double secs = now() - t0;
@@ -346,6 +466,7 @@ out_res:
 out_exe:
 	free(exe);
 	free(debug);
+	upstream_forget(o->cache, hex);
 out:
 	if (lockfd >= 0) {
 		unlink(lockpath);
@@ -397,9 +518,12 @@ static void *worker_main(void *arg)
 		double t0 = now();
 		outcome r;
 		build(w, j->hex, &r);
-		if (od->o.verbose)
-			fprintf(stderr, "ehelf-server: build %s: %d %s (%.3f s)\n",
-				j->hex, r.code, r.msg, now() - t0);
+		/* the details (paths, the compiler's stderr) go to the log,
+		 * not to the client */
+		if (od->o.verbose || r.detail[0])
+			fprintf(stderr, "ehelf-server: build %s: %d %s%s%s (%.3f s)\n",
+				j->hex, r.code, r.msg, r.detail[0] ? ": " : "",
+				r.detail, now() - t0);
 
 		pthread_mutex_lock(&od->lock);
 		od->running--;
@@ -439,7 +563,7 @@ enum ondemand_answer ondemand_request(ondemand *od, const char *hex,
 			;
 		/* room: an idle builder, or a place in the queue */
 		if (!j && od->queued + od->running >=
-			  od->nworkers + od->o.max_queue) {
+			  od->o.jobs + od->o.max_queue) {
 			metrics_build(od->o.metrics, BUILD_REJECTED, 0);
 			w->http_code = 503;
 			snprintf(w->msg, sizeof w->msg, "%d builds are waiting "
@@ -519,9 +643,17 @@ int ondemand_start(ondemand **out, const ondemand_opts *o, ehelf_err *err)
 		return rc;
 	}
 	clean_tmp(od->tmp);
+	child_init();
 	pthread_mutex_init(&od->lock, NULL);
 	pthread_cond_init(&od->work, NULL);
-	od->nworkers = o->jobs > 0 ? o->jobs : 1;
+	pthread_condattr_t ca; /* slot_take waits on the monotonic clock */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&od->slot_free, &ca);
+	pthread_condattr_destroy(&ca);
+	if (od->o.jobs < 1)
+		od->o.jobs = 1;
+	od->nworkers = od->o.jobs * THREADS_PER_JOB;
 	od->workers = calloc((size_t)od->nworkers, sizeof *od->workers);
 	if (!od->workers) {
 		free(od);
@@ -559,6 +691,7 @@ void ondemand_stop(ondemand *od)
 		if (od->workers[i].child > 0)
 			kill(od->workers[i].child, SIGKILL);
 	pthread_cond_broadcast(&od->work);
+	pthread_cond_broadcast(&od->slot_free);
 	int n = od->nworkers;
 	pthread_mutex_unlock(&od->lock);
 	for (int i = 0; i < n; i++)
@@ -575,6 +708,7 @@ void ondemand_free(ondemand *od)
 	neg_clear(od, false);
 	pthread_mutex_destroy(&od->lock);
 	pthread_cond_destroy(&od->work);
+	pthread_cond_destroy(&od->slot_free);
 	free(od->workers);
 	free(od);
 }

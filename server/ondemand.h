@@ -5,14 +5,19 @@
  * A request for an ID not in the store joins the build of that ID (one
  * build per ID however many ask: in this process by a table of builds in
  * flight, across replicas over one store by a lock file STORE/.tmp/
- * lock-HEX) or queues a new one; at most JOBS builds run at once and at
- * most MAX_QUEUE wait, beyond which the request is refused (503).  A
- * build fetches the executable (and, when it has no unwind tables, the
- * debuginfo for .debug_frame) through libdebuginfod, compiles it in a
- * child process under limits (build_child.h), signs it, puts the .sig
- * and then the eh_elf into the store by rename (a crash leaves only
- * temporaries in STORE/.tmp, removed at the next start), and records it
- * in the index.  Outcomes other than "built" are remembered for
+ * lock-HEX) or queues a new one; at most JOBS + MAX_QUEUE builds are in
+ * flight, beyond which the request is refused (503).  A build fetches
+ * the executable (and, when it has no unwind tables, the debuginfo for
+ * .debug_frame) through libdebuginfod, compiles it in a child process
+ * under limits (build_child.h) in one of JOBS compile slots, checks the
+ * output with eh_elf_check, signs it, puts the .sig and then the eh_elf
+ * into the store by rename (a crash leaves only temporaries in
+ * STORE/.tmp, removed at the next start), and records it in the index.
+ * 4 x JOBS builder threads fetch at once, so that stalled upstreams hold
+ * threads but no compile slot; the whole build, fetches and the wait
+ * for a slot included, ends at limits.wall_seconds (a timeout: 504).
+ * What libdebuginfod downloaded for an ID is removed once its build
+ * ends, whatever the outcome (upstream_forget).  Outcomes other than "built" are remembered for
  * NEGATIVE_TTL seconds (negative caching), except upstream transport
  * errors, which may heal at once.
  *
@@ -45,7 +50,9 @@ typedef struct ondemand_opts {
 	int jobs;                   /* builds at once, >= 1 */
 	int max_queue;              /* builds waiting, >= 0 */
 	double negative_ttl;        /* seconds */
-	child_limits limits;
+	child_limits limits;         /* wall_seconds: the whole build */
+	const char *cache;          /* libdebuginfod's $DEBUGINFOD_CACHE_PATH */
+	uint64_t max_download;      /* bytes of one upstream file; 0: no limit */
 	bool verbose;               /* a line on stderr per build */
 } ondemand_opts;
 

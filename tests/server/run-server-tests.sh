@@ -202,6 +202,64 @@ done
 [ "$fails" = "$f0" ] && ok "POST, PUT, DELETE, OPTIONS, PATCH: 405 with Allow: GET, HEAD"
 big=$(head -c 40000 /dev/zero | tr '\0' a)
 check "a 40 KB header: 431" [ "$(code / -H "X-Big: $big")" = 431 ]
+
+echo "== hostile requests"
+raw() { python3 "$here/raw-http.py" "$PORT" "$@"; }
+f0=$fails
+for p in "/buildi%64/$id/eh_elf" "/%62uildid/$id/eh_elf" "/buildid/$id/eh_el%66" \
+	 "/debian/%70ool/x" "/metric%73" "/%2f"; do
+	c=$(code "$p")
+	[ "$c" = 400 ] || bad "$p: $c, not 400"
+done
+[ "$fails" = "$f0" ] && ok "a % anywhere in the path (/buildi%64/, /%62uildid/, eh_el%66, /debian/, /metric%73): 400"
+G="GET /buildid/$id/eh_elf HTTP/1.1\r\nHost: x\r\n"
+check "two Content-Length headers: 400" [ "$(raw "${G}Content-Length: 5\r\nContent-Length: 7\r\n\r\nabcdefg")" = 400 ]
+check "Content-Length with Transfer-Encoding: chunked: 400" \
+	[ "$(raw "${G}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")" = 400 ]
+check "a NUL byte in a header value: 400" [ "$(raw "${G}X-A: a\x00b\r\n\r\n")" = 400 ]
+check "a NUL byte in a header name: 400" [ "$(raw "${G}X-\x00A: b\r\n\r\n")" = 400 ]
+check "Content-Length: -1: one 400, its header block sent once" \
+	[ "$(raw "${G}Content-Length: -1\r\n\r\n")" = 400 ]
+check "Content-Length of 21 digits: one 400" \
+	[ "$(raw "${G}Content-Length: 123456789012345678901\r\n\r\n")" = 400 ]
+check "an obsolete line folding: 400" [ "$(raw "${G}X-A: a\r\n b\r\n\r\n")" = 400 ]
+check "a GET with a body (Content-Length: 5): 400" \
+	[ "$(raw "${G}Content-Length: 5\r\n\r\nabcde")" = 400 ]
+check "a GET with a chunked body: 400, without waiting for the body" \
+	[ "$(raw "${G}Transfer-Encoding: chunked\r\n\r\n5\r\nab" 2)" = 400 ]
+check "a POST announcing 1 GB: 405 at once, the body never read" \
+	[ "$(raw "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n\r\nab" 2)" = 405 ]
+check "Content-Length: 0 on a GET: served" [ "$(raw "${G}Content-Length: 0\r\nConnection: close\r\n\r\n")" = 200 ]
+check "pipelined: a good request, then one with a NUL: 200 then 400" \
+	[ "$(raw "${G}\r\n${G}X-A: \x00\r\n\r\n")" = "200 400" ]
+check "pipelined: two good requests: 200 200" \
+	[ "$(raw "${G}\r\n${G}Connection: close\r\n\r\n")" = "200 200" ]
+curl -s -D "$T/h" -o "$T/body" -r 0-9 "$(url "/buildid/$id/eh_elf")"
+check "Range: ignored (200, the whole file), with Accept-Ranges: none" sh -c \
+	"head -n 1 '$T/h' | grep -q ' 200' && cmp -s '$T/body' '$f' &&
+	 grep -qi '^Accept-Ranges: none' '$T/h'"
+check "If-Modified-Since in RFC 850 form, later than the file: 304" \
+	[ "$(code "/buildid/$id/eh_elf" -H "If-Modified-Since: Sunday, 06-Nov-44 08:49:37 GMT")" = 304 ]
+check "If-Modified-Since in asctime form, later than the file: 304" \
+	[ "$(code "/buildid/$id/eh_elf" -H "If-Modified-Since: Sun Nov  6 08:49:37 2044")" = 304 ]
+check "If-Modified-Since in both obsolete forms in 2000: 200" [ \
+	"$(code "/buildid/$id/eh_elf" -H "If-Modified-Since: Saturday, 01-Jan-00 00:00:00 GMT")" = 200 -a \
+	"$(code "/buildid/$id/eh_elf" -H "If-Modified-Since: Sat Jan  1 00:00:00 2000")" = 200 ]
+# FIFOs planted in the store: opened without blocking, refused; then
+# released (a server blocked in open() would be unblocked by the writer)
+mkdir -p "$T/store/.build-id/ff"
+mkfifo "$T/store/.build-id/ff/00.so" "$T/store/.build-id/ff/02.so.sig"
+cp "$f" "$T/store/.build-id/ff/02.so"
+check "a FIFO as an eh_elf: 404 at once" [ "$(code /buildid/ff00/eh_elf --max-time 5)" = 404 ]
+check "a FIFO as a signature: the eh_elf served without it" sh -c \
+	"[ \"\$(curl -s --max-time 5 -D - -o /dev/null '$(url /buildid/ff02/eh_elf)' |
+	   grep -ci -e '^HTTP/1.1 200' -e '^X-EHELF-SIGNATURE')\" = 1 ]"
+check "... and the server still answers (2 threads, 4 requests)" [ \
+	"$(code "/buildid/$id/eh_elf" --max-time 5)$(code / --max-time 5)$(code "/buildid/$id/eh_elf" --max-time 5)$(code / --max-time 5)" = 200200200200 ]
+for fifo in "$T/store/.build-id/ff/00.so" "$T/store/.build-id/ff/02.so.sig"; do
+	timeout 1 sh -c ": >'$fifo'" 2>/dev/null || true
+done
+rm -f "$T/store/.build-id/ff/00.so" "$T/store/.build-id/ff/02.so" "$T/store/.build-id/ff/02.so.sig"
 # symlinks planted in the store, to a file and to a directory outside it
 mkdir -p "$T/outside/zz" "$T/store/.build-id/ee"
 cp "$f" "$T/outside/secret.so"
@@ -227,13 +285,16 @@ while [ ! -s "$T/port" ]; do sleep 0.1; done
 PORT=$(cat "$T/port")
 for p in "/buildid/../../../../etc/passwd" "/buildid/%2e%2e%2f%2e%2e%2fetc%2fpasswd/eh_elf" \
 	 "/buildid/ee00/eh_elf" "/buildid/$unknown/eh_elf" "/etc/passwd" \
-	 "/buildid/..%2f..%2fetc%2fpasswd/eh_elf.sig"; do
+	 "/buildid/..%2f..%2fetc%2fpasswd/eh_elf.sig" "/buildi%64/$id/eh_elf" \
+	 "/%62uildid/$id/eh_elf"; do
 	code "$p" >/dev/null
 done
 kill "$(pgrep -P "$SPID")" # the server, strace's child: strace then exits
 wait "$SPID" || true
 check "strace: no path outside the store opened or looked up for bad requests" \
 	sh -c "! grep -E 'passwd|outside|\\.\\./' '$T/strace'"
+check "strace: a percent-encoded path to a stored eh_elf never opens it" \
+	sh -c "! grep -q '$(echo "$id" | cut -c3-)' '$T/strace'"
 check "strace: eh_elfs opened beneath .build-id without following symlinks (openat2)" \
 	sh -c "grep 'openat2(' '$T/strace' | grep RESOLVE_BENEATH | grep -q RESOLVE_NO_SYMLINKS"
 
@@ -258,6 +319,11 @@ check "Release: 304 for its ETag" [ "$(code /debian/dists/test/Release \
 	-H "If-None-Match: $(header "$T/h" ETag)")" = 304 ]
 check "a directory: 404, not listed" [ "$(code /debian/dists/test)" = 404 ]
 check "a symlink in the repository: 404" [ "$(code /debian/dists/test/Leak)" = 404 ]
+mkfifo "$T/apt/dists/test/Fifo"
+check "a FIFO in the repository: 404 at once, and the server still answers" [ \
+	"$(code /debian/dists/test/Fifo --max-time 5)$(code /debian/dists/test/Release --max-time 5)" = 404200 ]
+timeout 1 sh -c ": >'$T/apt/dists/test/Fifo'" 2>/dev/null || true
+rm -f "$T/apt/dists/test/Fifo"
 check "../ and // in a repository path: 400" [ "$(code /debian/../etc/passwd)" = 400 -a \
 	"$(code /debian/dists//test/Release)" = 400 -a "$(code /debian/%2e%2e/x)" = 400 ]
 check "eh_elfs still served beside it" [ "$(code "/buildid/$id/eh_elf")" = 200 ]
@@ -313,6 +379,40 @@ check "over --max-connections: 503 with Retry-After" \
 wait "$slow" || true
 check "below the limit again: 200" [ "$(code "/buildid/$id/eh_elf")" = 200 ]
 check "metrics count the refusals" [ "$(metric ehelf_server_connections_refused_total)" -ge 1 ]
+stop_server
+
+echo "== slow bodies, slow headers, slow readers at once"
+# 100 slow bodies (50 Content-Length, 50 chunked), 100 slow headers and
+# 100 slow readers of the largest eh_elf, below --max-connections 250
+# only while the bodies are refused at their headers
+big_id=$(sqlite3 "$T/store/ehelf.sqlite" "SELECT build_id FROM eh_elfs ORDER BY ehelf_bytes DESC LIMIT 1")
+start_server --store "$T/store" --upstream "" --timeout 2 --threads 2 --max-connections 250
+"$slowloris" "$PORT" 50 7 500 body >"$T/slow.body" &
+s1=$!
+"$slowloris" "$PORT" 50 7 500 chunked >"$T/slow.chunked" &
+s2=$!
+"$slowloris" "$PORT" 100 7 500 header >"$T/slow.header" &
+s3=$!
+"$slowloris" "$PORT" 100 7 500 reader "/buildid/$big_id/eh_elf" >"$T/slow.reader" &
+s4=$!
+sleep 0.5
+codes=""
+for i in $(seq 1 30); do
+	codes="$codes $(code "/buildid/$id/eh_elf" --max-time 2) $(code /metrics --max-time 2)"
+	sleep 0.1
+done
+sleep 1 # at least --timeout + 2 s since they connected; they still run
+held=$(metric ehelf_server_connections)
+wait "$s1" "$s2" "$s3" "$s4" || bad "the slow clients could not open their connections"
+check "past --timeout, the server holds none of the 300 while they go on ($held connections open)" \
+	[ "$held" -le 10 ]
+check "under 300 slow connections, 60 of 60 good requests (eh_elf, /metrics) answered 200" \
+	[ "$(echo $codes | tr ' ' '\n' | grep -c '^200$')" = 60 ]
+check "the 100 slow bodies closed by the server: $(cat "$T/slow.body"); $(cat "$T/slow.chunked")" \
+	[ "$(cat "$T/slow.body")" = "opened 50, closed by the server 50" -a \
+	  "$(cat "$T/slow.chunked")" = "opened 50, closed by the server 50" ]
+check "the 100 slow headers cut: $(cat "$T/slow.header")" \
+	[ "$(cat "$T/slow.header")" = "opened 100, closed by the server 100" ]
 stop_server
 
 echo "== on demand from elfutils' debuginfod"
@@ -433,6 +533,8 @@ tc=$(code "/buildid/$truncid/eh_elf")
 curl -s -o "$T/body" "$(url "/buildid/$truncid/eh_elf")"
 check "a truncated ELF upstream: an error response ($tc), with the reason" sh -c \
 	"[ '$tc' = 502 ] && grep -q 'could not be compiled' '$T/body'"
+check "... without the server's paths or the compiler's standard error: $(cat "$T/body")" \
+	sh -c "! grep -q -e '$T' -e 'ehelf-compile' -e 'truncated' -e '/' '$T/body'"
 check "... and the server is still up" [ "$(code /)" = 200 -a "$(code "/buildid/$xid/eh_elf")" = 200 ]
 check "... and nothing of it in the store" [ ! -e "$(store_file "$T/od" "$truncid")" ]
 check "the status page names the upstream and counts the eh_elfs" \
@@ -447,7 +549,9 @@ stop_server
 echo "== build limits: wall clock, queue"
 # a compiler that hangs: killed at --build-timeout; with one builder and no
 # queue, a second ID meanwhile is refused 503
-printf '#!/bin/sh\nexec sleep 30\n' >"$T/hang-compile"
+# that leaves a grandchild in a session of its own, which must not survive
+printf '#!/bin/sh\nsetsid sleep 300 </dev/null >/dev/null 2>&1 &\necho $! >%s/stray.pid\nexec sleep 30\n' \
+	"$T" >"$T/hang-compile"
 chmod +x "$T/hang-compile"
 start_server --store "$T/slow" --upstream "$up" --compiler "$T/hang-compile" -j 1 \
 	--max-queue 0 --build-timeout 2
@@ -462,12 +566,91 @@ check "one builder busy, no queue: another ID refused 503 with Retry-After" sh -
 	"head -n 1 '$T/h' | grep -q ' 503' && grep -qi '^Retry-After' '$T/h'"
 wait "$sc" || true
 check "a compile that hangs: killed at --build-timeout, 502 saying so" sh -c \
-	"[ \"\$(cat '$T/slow1.code')\" = 502 ] && grep -q 'killed after 2 s' '$T/slow1'"
+	"[ \"\$(cat '$T/slow1.code')\" = 502 ] && grep -q \"killed at the build's wall-clock limit\" '$T/slow1'"
+stray=$(cat "$T/stray.pid" 2>/dev/null || echo 0)
+check "... and its grandchild in its own session killed with it" \
+	sh -c "[ '$stray' -gt 0 ] && ! kill -0 '$stray' 2>/dev/null"
+kill -9 "$stray" 2>/dev/null || true
 tmo=$(metric 'ehelf_server_ondemand_builds_total{outcome="timeout"}')
 rej=$(metric 'ehelf_server_ondemand_builds_total{outcome="rejected"}')
 check "... counted ($tmo timeout, $rej rejected), and nothing in the store" \
 	[ "$tmo" = 1 -a "$rej" = 1 -a -z "$(find "$T/slow/.build-id" -name '*.so')" ]
 stop_server
+
+echo "== hostile upstreams: stalls, large files, many unknown IDs"
+# a debuginfod look-alike: two IDs that stall, a good one, files above
+# --max-download with and without Content-Length, one ELF too large for
+# the compiler's memory limit; every other ID 404
+gid=$(grep -v -e "^$xid " -e "^$cid " "$T/upids" | sed -n 3p | cut -d' ' -f1)
+gelf=$(grep "^$gid " "$T/upids" | cut -d' ' -f2)
+cp "$xelf" "$T/padded.so"
+truncate -s 40M "$T/padded.so"
+stall1=aa00000000000000000000000000000000000001
+stall2=aa00000000000000000000000000000000000002
+big1=bb00000000000000000000000000000000000001
+big2=bb00000000000000000000000000000000000002
+memid=cc00000000000000000000000000000000000001
+printf '%s stall\n%s stall\n%s file %s\n%s zeros 64\n%s chunked 64\n%s file %s\n' \
+	"$stall1" "$stall2" "$gid" "$gelf" "$big1" "$big2" "$memid" "$T/padded.so" >"$T/routes"
+python3 "$here/hostile-upstream.py" "$T/hport" "$T/routes" "$T/hlog" &
+hpid=$!
+pids="$pids $hpid"
+i=0
+while [ ! -s "$T/hport" ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
+hup="http://127.0.0.1:$(cat "$T/hport")"
+start_server --store "$T/hs" --upstream "$hup" -j 2 --build-timeout 5 --max-download 8
+for k in 1 2; do
+	eval "sid=\$stall$k"
+	curl -s -o "$T/stall$k" -w '%{http_code}' --max-time 30 "$(url "/buildid/$sid/eh_elf")" \
+		>"$T/stall$k.code" &
+	eval "sc$k=\$!"
+done
+sleep 1
+"$compile" "$gelf" -o "$T/g.so"
+gcode=$(curl -s -o "$T/gbody" -w '%{http_code}' --max-time 20 "$(url "/buildid/$gid/eh_elf")")
+pending=$(cat "$T/stall1.code" "$T/stall2.code")
+check "-j 2, two stalled IDs: an unrelated good build served (200) while both still wait" \
+	sh -c "[ '$gcode' = 200 ] && cmp -s '$T/gbody' '$T/g.so' && [ -z '$pending' ]"
+wait "$sc1" "$sc2" || true
+check "the stalled IDs: 504 at --build-timeout (5 s, below libdebuginfod's 30 s), saying so" \
+	sh -c "[ \"\$(cat '$T/stall1.code' '$T/stall2.code')\" = 504504 ] &&
+	       grep -q 'timed out' '$T/stall1'"
+check "... each asked upstream once: cut by the deadline, not retried" \
+	[ "$(grep -c "/$stall1/" "$T/hlog")" = 1 -a "$(grep -c "/$stall2/" "$T/hlog")" = 1 ]
+check "metrics count 504" [ "$(metric 'ehelf_server_http_requests_total{artifact="eh_elf",code="504"}')" = 2 ]
+curl -s -o "$T/body" -w '%{http_code}' "$(url "/buildid/$big1/eh_elf")" >"$T/code"
+check "64 MiB upstream with Content-Length over --max-download 8: 502, saying so" \
+	sh -c "[ \"\$(cat '$T/code')\" = 502 ] && grep -q 'larger than' '$T/body'"
+curl -s -o "$T/body" -w '%{http_code}' "$(url "/buildid/$big2/eh_elf")" >"$T/code"
+check "64 MiB upstream, chunked, no Content-Length: cut, 502, saying so" \
+	sh -c "[ \"\$(cat '$T/code')\" = 502 ] && grep -q 'larger than' '$T/body'"
+n404=0
+for i in $(seq 1 200); do
+	r=$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n')
+	[ "$(code "/buildid/$r/eh_elf")" = 404 ] && n404=$((n404 + 1))
+done
+check "200 random unknown IDs: 404" [ "$n404" = 200 ]
+cache=$T/hs/.cache/debuginfod
+check "nothing of any of these builds left in libdebuginfod's cache ($(find "$cache" -mindepth 1 | wc -l) entries)" \
+	[ -z "$(find "$cache" -mindepth 1 -type d)" -a -z "$(find "$cache" -type f -size +0 ! -name '*_s')" ]
+stop_server
+start_server --store "$T/hs" --upstream "$hup" --build-memory 64
+curl -s -o "$T/body" -w '%{http_code}' "$(url "/buildid/$memid/eh_elf")" >"$T/code"
+check "a 40 MiB ELF with --build-memory 64: 502 naming the memory limit" \
+	sh -c "[ \"\$(cat '$T/code')\" = 502 ] && grep -q 'memory limit' '$T/body'"
+stop_server
+# a compiler whose output is not an eh_elf (it copies its input): not
+# signed, not stored, not served
+printf '#!/bin/sh\nwhile [ $# -gt 1 ]; do [ "$1" = -o ] && out=$2; shift; done\ncp "$1" "$out"\n' \
+	>"$T/copy-compile"
+chmod +x "$T/copy-compile"
+start_server --store "$T/hc" --upstream "$up" --sign-key "$T/key.pem" --compiler "$T/copy-compile"
+curl -s -o "$T/body" -w '%{http_code}' "$(url "/buildid/$xid/eh_elf")" >"$T/code"
+check "a compiler output that is not an eh_elf: 502 (eh_elf_check), nothing signed or stored" \
+	sh -c "[ \"\$(cat '$T/code')\" = 502 ] && grep -q 'not a valid eh_elf' '$T/body' &&
+	       [ -z \"\$(find '$T/hc/.build-id' -name '*.so*')\" ]"
+stop_server
+kill "$hpid" 2>/dev/null || true
 
 echo "== two replicas over one store"
 start_server --store "$T/rep" --upstream "$up" --sign-key "$T/key.pem"

@@ -5,8 +5,16 @@
  * run-server-tests.sh to check that such clients neither stop the server
  * from answering others nor outlive its timeouts when they go quiet.
  *
- * Usage: slowloris PORT CONNECTIONS SECONDS INTERVAL_MS
- * INTERVAL_MS 0: send nothing after the request line (idle clients).
+ * Usage: slowloris PORT CONNECTIONS SECONDS INTERVAL_MS [MODE [PATH]]
+ * MODE (default header):
+ *   header   a request line, then one header byte an interval
+ *   body     complete headers of a GET with Content-Length: 1000000000,
+ *            then one body byte an interval
+ *   chunked  the same with Transfer-Encoding: chunked, a 1-byte chunk an
+ *            interval
+ *   reader   a complete GET of PATH, whose answer it reads one byte an
+ *            interval (receive buffer 1 KiB)
+ * INTERVAL_MS 0: send (or read) nothing after the start (idle clients).
  * Prints "opened N, closed by the server M" and exits 0; 1 when fewer
  * than CONNECTIONS could be opened; 2 on bad usage.
  */
@@ -33,9 +41,32 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
+	if (argc < 5 || argc > 7) {
 		fprintf(stderr, "usage: slowloris PORT CONNECTIONS SECONDS "
-			"INTERVAL_MS\n");
+			"INTERVAL_MS [header|body|chunked|reader [PATH]]\n");
+		return 2;
+	}
+	const char *mode = argc > 5 ? argv[5] : "header";
+	const char *path = argc > 6 ? argv[6] : "/";
+	char start[1024];
+	const char *drip = "a";
+	bool reader = false;
+	if (!strcmp(mode, "header")) {
+		snprintf(start, sizeof start, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+			 "X-Slow: ");
+	} else if (!strcmp(mode, "body")) {
+		snprintf(start, sizeof start, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+			 "Content-Length: 1000000000\r\n\r\n");
+	} else if (!strcmp(mode, "chunked")) {
+		snprintf(start, sizeof start, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+			 "Transfer-Encoding: chunked\r\n\r\n");
+		drip = "1\r\na\r\n";
+	} else if (!strcmp(mode, "reader")) {
+		snprintf(start, sizeof start, "GET %s HTTP/1.1\r\nHost: 127.0.0.1"
+			 "\r\n\r\n", path);
+		reader = true;
+	} else {
+		fprintf(stderr, "slowloris: unknown mode %s\n", mode);
 		return 2;
 	}
 	int port = atoi(argv[1]), n = atoi(argv[2]);
@@ -55,12 +86,15 @@ int main(int argc, char **argv)
 				  .sin_port = htons((uint16_t)port) };
 	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
 	int opened = 0;
-	static const char start[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+	int rcvbuf = 1024;
 	for (int i = 0; i < n; i++) {
 		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fds[i] >= 0 && reader)
+			setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				   sizeof rcvbuf);
 		if (fds[i] < 0 || connect(fds[i], (struct sockaddr *)&sa,
 					  sizeof sa) < 0 ||
-		    send(fds[i], start, sizeof start - 1, MSG_NOSIGNAL) < 0) {
+		    send(fds[i], start, strlen(start), MSG_NOSIGNAL) < 0) {
 			fprintf(stderr, "slowloris: connection %d: %s\n", i,
 				strerror(errno));
 			if (fds[i] >= 0)
@@ -76,17 +110,20 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++) {
 			if (fds[i] < 0)
 				continue;
-			/* the server closed it (EOF or reset), or an answer came */
+			/* the server closed it (EOF or reset), or an answer
+			 * came (read whole, but by a reader a byte at a time) */
 			struct pollfd p = { fds[i], POLLIN, 0 };
 			char buf[512];
-			if (poll(&p, 1, 0) > 0 &&
-			    recv(fds[i], buf, sizeof buf, MSG_DONTWAIT) <= 0) {
+			size_t take = reader ? (idle ? 0 : 1) : sizeof buf;
+			if (take && poll(&p, 1, 0) > 0 &&
+			    recv(fds[i], buf, take, MSG_DONTWAIT) <= 0) {
 				close(fds[i]);
 				fds[i] = -1;
 				closed++;
 				continue;
 			}
-			if (!idle && send(fds[i], "a", 1, MSG_NOSIGNAL) < 0) {
+			if (!idle && !reader &&
+			    send(fds[i], drip, strlen(drip), MSG_NOSIGNAL) < 0) {
 				close(fds[i]);
 				fds[i] = -1;
 				closed++;

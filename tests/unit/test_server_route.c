@@ -77,8 +77,20 @@ int main(void)
 	time_t t;
 	CHECK(http_date_parse("Sun, 06 Nov 1994 08:49:37 GMT", &t) == 0);
 	CHECK(t == 784111777);
-	CHECK(http_date_parse("Sunday, 06-Nov-94 08:49:37 GMT", &t) == -1);
-	CHECK(http_date_parse("Sun Nov  6 08:49:37 1994", &t) == -1);
+	/* the two obsolete forms RFC 9110 5.6.7 asks a recipient to read */
+	t = 0;
+	CHECK(http_date_parse("Sunday, 06-Nov-94 08:49:37 GMT", &t) == 0);
+	CHECK(t == 784111777);
+	t = 0;
+	CHECK(http_date_parse("Sun Nov  6 08:49:37 1994", &t) == 0);
+	CHECK(t == 784111777);
+	CHECK(http_date_parse("Sun Nov 16 08:49:37 1994", &t) == 0);
+	CHECK(t == 784111777 + 10 * 86400);
+	CHECK(http_date_parse("Sunday, 06-Nov-1994 08:49:37 GMT", &t) == -1);
+	CHECK(http_date_parse("Sun, 06-Nov-94 08:49:37 GMT", &t) == -1);
+	CHECK(http_date_parse("Sun Nov 6 08:49:37 1994", &t) == -1);
+	CHECK(http_date_parse("Sun Nov  6 08:49:37 1994 GMT", &t) == -1);
+	CHECK(http_date_parse("Sunday, 06-Xyz-94 08:49:37 GMT", &t) == -1);
 	CHECK(http_date_parse("Sun, 06 Nov 1994 08:49:37 UTC", &t) == -1);
 	CHECK(http_date_parse("Xyz, 06 Nov 1994 08:49:37 GMT", &t) == -1);
 	CHECK(http_date_parse("Sun, 06 Foo 1994 08:49:37 GMT", &t) == -1);
