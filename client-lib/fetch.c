@@ -14,8 +14,9 @@
  * transfer) straight into its temporary file in the cache
  * (fetch_cache_tmp_open), never into the heap; the bytes all transfers
  * have written and not yet committed or discarded are at most
- * c->maxsize together (EHELF_MAXSIZE), a transfer that would pass that
- * is cut (failed, not remembered: the next fetch asks again).  A body
+ * c->maxsize together (EHELF_MAXSIZE): when a write would pass that, the
+ * transfer holding the most is cut (failed, not remembered: the next
+ * fetch asks again).  A body
  * answered with another status than 200 is not read at all.  A finished
  * download is checked from a read-only mapping of its temporary file,
  * one at a time.
@@ -69,7 +70,8 @@ typedef struct xfer {
 	size_t imglen;        /* bytes in it */
 	size_t siglen_body;   /* bytes in sigbody */
 	bool too_big;         /* more than EHELF_MAXSIZE (a .sig: a line) */
-	bool over_budget;     /* more than the session's budget */
+	bool over_budget;     /* cut: the session's budget was full */
+	size_t cut_at;        /* then the bytes it held */
 	bool not_ok;          /* a body answered with a status other than 200:
 			       * not read (the transfer cut at its first byte) */
 	bool write_failed;    /* the temporary file could not be written */
@@ -101,11 +103,19 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* X's file removed as the budget's: it is cut, its next write fails. */
+static void cut_for_budget(struct session *S, xfer *x);
+
+/* The transfer whose file holds the most bytes. */
+static xfer *largest(struct session *S);
+
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
 	xfer *x = arg;
 	struct session *S = x->S;
 	n *= size;
+	if (x->over_budget)
+		return 0; /* cut meanwhile for another transfer */
 	long code = 0;
 	S->api->easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
 	if (code != 200) {
@@ -125,9 +135,15 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 		x->too_big = true;
 		return 0;
 	}
-	if (n > S->c->maxsize - S->held) {
-		x->over_budget = true;
-		return 0;
+	/* the budget full: the transfer holding the most is cut (a server
+	 * sending without end, most likely), this one if it would */
+	while (n > S->c->maxsize - S->held) {
+		xfer *y = largest(S);
+		if (!y || y == x || y->imglen <= x->imglen + n) {
+			cut_for_budget(S, x);
+			return 0;
+		}
+		cut_for_budget(S, y);
 	}
 	ehelf_err err;
 	if (x->tmp.fd < 0 &&
@@ -175,6 +191,22 @@ static void release(session *S, xfer *x)
 	fetch_cache_tmp_discard(&x->tmp);
 	S->held -= x->imglen;
 	x->imglen = 0;
+}
+
+static void cut_for_budget(session *S, xfer *x)
+{
+	x->over_budget = true;
+	x->cut_at = x->imglen;
+	release(S, x);
+}
+
+static xfer *largest(session *S)
+{
+	xfer *best = NULL;
+	for (size_t i = 0; i < S->nx; i++)
+		if (S->x[i].imglen && (!best || S->x[i].imglen > best->imglen))
+			best = &S->x[i];
+	return best;
 }
 
 /* Start (or restart) X's request. */
@@ -359,7 +391,12 @@ static void on_done(session *S, xfer *x, CURLcode res, fetch_status *status,
 	if (res == CURLE_FILESIZE_EXCEEDED)
 		x->too_big = true; /* its Content-Length said so */
 	const char *what = x->sig_phase ? "eh_elf.sig" : "eh_elf";
-	if (res == CURLE_OK && code != 200 && code != 404 && code < 500) {
+	if (x->over_budget) { /* whatever happened after */
+		w->failed = true;
+		snprintf(w->why, sizeof w->why, "%s: eh_elf: cut at %zu bytes: "
+			 "the downloads at once would hold more than %zu bytes "
+			 "(EHELF_MAXSIZE)", x->url, x->cut_at, S->c->maxsize);
+	} else if (res == CURLE_OK && code != 200 && code != 404 && code < 500) {
 		w->failed = true;
 		snprintf(w->why, sizeof w->why, "%s: %s: HTTP %ld", x->url, what,
 			 code);
@@ -372,11 +409,6 @@ static void on_done(session *S, xfer *x, CURLcode res, fetch_status *status,
 		else
 			snprintf(w->why, sizeof w->why, "%s: eh_elf larger than %zu "
 				 "bytes (EHELF_MAXSIZE)", x->url, S->c->maxsize);
-	} else if (res != CURLE_OK && x->over_budget) {
-		w->failed = true;
-		snprintf(w->why, sizeof w->why, "%s: eh_elf: cut at %zu bytes: "
-			 "the downloads at once would hold more than %zu bytes "
-			 "(EHELF_MAXSIZE)", x->url, x->imglen, S->c->maxsize);
 	} else if (res != CURLE_OK && x->write_failed) {
 		w->failed = true;
 		snprintf(w->why, sizeof w->why, "%s", x->write_error);

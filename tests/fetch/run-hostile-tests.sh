@@ -122,7 +122,16 @@ for mode in endless chunked huge-length signed headers; do
 	check "$mode and the good server: RSS $rss KiB, every eh_elf fetched ($n of $nbase)" \
 		sh -c "[ $rss -lt $((base_prog + bound)) ] && [ $n = $nbase ] && [ $n -gt 5 ]"
 done
+# a budget 4 times the largest eh_elf here: the endless transfers, the
+# largest holders, are the ones cut, the good server's pass
 hostile endless
+largest=$(find "$T/store" -name '*.so' -printf '%s\n' | sort -n | tail -1)
+(cd "$T/prog" && env -i PATH=/usr/bin:/bin LD_PRELOAD="$pre" EHELF_URLS="$url $url $good" \
+	EHELF_CACHE_PATH="$T/c-budget" EHELF_TRUSTED_KEYS="$T/keys" EHELF_TIMEOUT=10 \
+	EHELF_MAXSIZE=$((4 * largest)) FETCH_TEST_WAIT=30 ./fetch-unw-api >/dev/null 2>&1)
+n=$(find "$T/c-budget" -name '*.so' | wc -l)
+check "EHELF_MAXSIZE=$((4 * largest)) with two endless servers before the good one: every eh_elf fetched ($n of $nbase)" \
+	[ "$n" = "$nbase" ]
 EHELF_URLS="$url" EHELF_CACHE_PATH="$T/c-max" EHELF_TRUSTED_KEYS="$T/keys" \
 	EHELF_MAXSIZE=3000000 EHELF_TIMEOUT=10 "$find_" "$libc" >/dev/null 2>"$T/e" && rc=0 || rc=$?
 check "endless: refused at EHELF_MAXSIZE=3000000, remembered: $(cat "$T/e")" \
