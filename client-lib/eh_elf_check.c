@@ -7,7 +7,9 @@
  * order of the checks is the order of the reasons a user sees: the ELF
  * header, then the ehelf note (so that an eh_elf of another ABI version is
  * named as such before its structure is judged), then the program headers,
- * the dynamic section, the hash table, the symbols, and ehelf_info.
+ * the dynamic section, the hash table, the symbols, and ehelf_info; then
+ * the whole is held to the writer's layout (common/eh_elf_format.h) byte
+ * for byte outside the blob, and the file's length to its end.
  */
 #include "eh_elf_check.h"
 
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/eh_elf_format.h"
 #include "include/ehelf_abi.h"
 
 #ifndef DT_RELRSZ
@@ -554,6 +557,179 @@ static int check_symbols(ctx *c, const dyn_tags *t, uint64_t lo,
 	return 0;
 }
 
+/* ---- exactly the writer's ---------------------------------------------------- */
+
+/* Are IMG[OFF, OFF + N) in the file and all zero? */
+static bool zeros(const ctx *c, uint64_t off, uint64_t n)
+{
+	if (!within(off, n, c->len))
+		return false;
+	for (uint64_t i = 0; i < n; i++)
+		if (c->img[off + i])
+			return false;
+	return true;
+}
+
+/* Are IMG[OFF, OFF + N) in the file and WANT? */
+static bool same(const ctx *c, uint64_t off, const void *want, size_t n)
+{
+	return within(off, n, c->len) && memcmp(c->img + off, want, n) == 0;
+}
+
+/* The first part of the file that is not what the writer emits with the
+ * offsets O, a build-ID of BIDLEN bytes and the symbols VALUE (local,
+ * remote, describe, info), or NULL; *CODE_SIZE receives .text's size
+ * when there are section headers. */
+static const char *differs(const ctx *c, const eh_elf_offsets *o,
+			   size_t bidlen, const uint64_t value[4],
+			   uint64_t *code_size)
+{
+	Elf64_Ehdr eh;
+	eh_elf_ehdr(o, &eh);
+	if (!same(c, 0, &eh, sizeof eh))
+		return "the ELF header";
+	Elf64_Phdr ph[EHF_NPHDR];
+	eh_elf_phdrs(o, ph);
+	uint64_t phend = o->phdr + sizeof ph;
+	if (!same(c, o->phdr, ph, sizeof ph))
+		return "the program headers (their order, or a field it leaves 0)";
+	if (!zeros(c, phend, o->note - phend))
+		return "the padding after the program headers";
+	uint8_t head[sizeof(Elf64_Nhdr) + EHF_NOTE_NAME_PAD];
+	eh_elf_note_head(o, head);
+	uint64_t note_end = o->note + o->note_size;
+	uint64_t id_end = o->note + sizeof head + sizeof(struct ehelf_note) + bidlen;
+	if (!same(c, o->note, head, sizeof head) ||
+	    !zeros(c, id_end, note_end - id_end))
+		return "the ehelf note's header or padding";
+	if (!zeros(c, note_end, o->hash - note_end))
+		return "the padding after the note";
+	uint32_t hash[EHF_HASH_WORDS];
+	eh_elf_hash(hash);
+	if (!same(c, o->hash, hash, sizeof hash) ||
+	    !zeros(c, o->hash + sizeof hash, o->dynsym - o->hash - sizeof hash))
+		return "the hash table";
+	Elf64_Sym sym[EHF_NSYMS];
+	eh_elf_syms(o->blob, value[1], value[3], value[2],
+		    sizeof(struct ehelf_info), sym);
+	if (!same(c, o->dynsym, sym, sizeof sym))
+		return "the symbol table (their order, sections, sizes)";
+	uint64_t str_end = o->dynstr + sizeof EHF_DYNSTR;
+	if (!same(c, o->dynstr, EHF_DYNSTR, sizeof EHF_DYNSTR))
+		return ".dynstr";
+	if (!zeros(c, str_end, o->blob - str_end))
+		return "the padding before the code";
+	/* the code never begins with 00 (no entry sequence of ehelf-compile
+	 * does): a zero there is the padding's */
+	if (!within(o->blob, 1, c->len) || c->img[o->blob] == 0)
+		return "the start of the code";
+	if (!zeros(c, o->end_rx, o->dyn - o->end_rx))
+		return "the padding before .dynamic";
+	Elf64_Dyn dyn[EHF_NDYN];
+	eh_elf_dyns(o, dyn);
+	if (!same(c, o->dyn, dyn, sizeof dyn))
+		return ".dynamic (its order or values)";
+	if (!o->sections)
+		return NULL;
+	if (!same(c, o->shstr, EHF_SHSTR, sizeof EHF_SHSTR) ||
+	    !zeros(c, o->shstr + sizeof EHF_SHSTR,
+		   o->shdr - o->shstr - sizeof EHF_SHSTR))
+		return ".shstrtab";
+	Elf64_Shdr text, sh[EHF_NSHDR];
+	if (!within(o->shdr, sizeof sh, c->len))
+		return "the section headers";
+	memcpy(&text, c->img + o->shdr + EHF_SHNDX_TEXT * sizeof text,
+	       sizeof text);
+	if (text.sh_size > o->end_rx - o->blob)
+		return "the section headers";
+	*code_size = text.sh_size;
+	eh_elf_shdrs(o, (size_t)text.sh_size, sh);
+	if (!same(c, o->shdr, sh, sizeof sh))
+		return "the section headers";
+	return NULL;
+}
+
+/* The file is what the writer emits, the blob aside: for one of the code
+ * alignments it uses, with the blob at ehelf_step_local (VALUE[0]) and
+ * ending with the R+X segment, every byte of the headers, tables and
+ * gaps, and the file's length.  Then what is known of the blob: the entry
+ * points in the code in the code generator's order (local, remote,
+ * describe), ehelf_info after them; with section headers, the entry
+ * points inside .text and ehelf_info right after it. */
+static int check_exact(ctx *c, const struct ehelf_note *note, uint64_t rx_size,
+		       bool sections, const uint64_t value[4])
+{
+	static const size_t aligns[] = { 64, 32, 16, 8 };
+	const char *why = NULL;
+	eh_elf_offsets o = { 0 };
+	uint64_t code_size = 0;
+	bool found = false, length = false;
+	for (unsigned i = 0; i < 4 && !found; i++) {
+		eh_elf_offsets t = eh_elf_offsets_of(note->build_id_len, aligns[i],
+						     0, sections);
+		if (t.blob != value[0] || t.blob >= rx_size)
+			continue;
+		t = eh_elf_offsets_of(note->build_id_len, aligns[i],
+				      rx_size - t.blob, sections);
+		const char *w = differs(c, &t, note->build_id_len, value,
+					&code_size);
+		if (!w && t.total == c->len) {
+			o = t;
+			found = true;
+		} else if (!w) {
+			o = t;
+			length = true;
+		} else if (!why) {
+			why = w;
+		}
+	}
+	if (!found && length && c->len > o.total)
+		return refuse(c, "%zu bytes after the end of the eh_elf (%zu "
+			      "bytes): not the writer's", c->len - (size_t)o.total,
+			      (size_t)o.total);
+	if (!found && length)
+		return refuse(c, "truncated: %zu bytes, the eh_elf's headers say "
+			      "%zu", c->len, (size_t)o.total);
+	if (!found && !why)
+		return refuse(c, "ehelf_step_local (%#llx) is not at the start of "
+			      "the code, where the eh_elf writer puts it",
+			      (unsigned long long)value[0]);
+	if (!found)
+		return refuse(c, "not exactly the eh_elf writer's structure: %s "
+			      "differs", why);
+	if (!(value[0] < value[1] && value[1] < value[2] && value[2] < value[3]))
+		return refuse(c, "the entry points and ehelf_info are not in the "
+			      "order of the code generator (ehelf_step_local, "
+			      "ehelf_step_remote, ehelf_describe, ehelf_info)");
+	if (sections && (value[2] >= o.blob + code_size ||
+			 value[3] != o.blob + ehf_align((size_t)code_size, 8)))
+		return refuse(c, "the entry points are not in .text, or ehelf_info "
+			      "not right after it");
+	return 0;
+}
+
+/* The fields of ehelf_info (at OFF) that can be checked: those the note
+ * repeats, the build-ID's unused bytes (zeros), and the counts' order. */
+static int check_info(ctx *c, uint64_t off, const struct ehelf_note *note,
+		      uint64_t note_id)
+{
+	struct ehelf_info info;
+	memcpy(&info, c->img + off, sizeof info);
+	if (info.magic != EHELF_INFO_MAGIC || info.abi_version != note->abi_version ||
+	    info.flags != 0 || info.build_id_len != note->build_id_len ||
+	    memcmp(info.build_id, c->img + note_id, note->build_id_len) != 0)
+		return refuse(c, "ehelf_info disagrees with the ehelf note");
+	for (size_t i = note->build_id_len; i < sizeof info.build_id; i++)
+		if (info.build_id[i])
+			return refuse(c, "ehelf_info: bytes after the build-ID are "
+				      "not zero");
+	if (info.pc_lo > info.pc_hi || info.rulesets == 0 ||
+	    info.unsupported >= info.rulesets || info.page_bits >= 64)
+		return refuse(c, "ehelf_info: its address range or counts are "
+			      "inconsistent");
+	return 0;
+}
+
 /* ---- all of it ------------------------------------------------------------------ */
 
 int eh_elf_check(const uint8_t *img, size_t len, eh_elf_layout *l, char *why,
@@ -593,18 +769,15 @@ int eh_elf_check(const uint8_t *img, size_t len, eh_elf_layout *l, char *why,
 	if (check_symbols(&c, &t, meta_end, rx_size, value) < 0)
 		return -1;
 
-	struct ehelf_info info;
-	memcpy(&info, img + value[3], sizeof info);
-	if (info.magic != EHELF_INFO_MAGIC || info.abi_version != note.abi_version ||
-	    info.flags != 0 || info.build_id_len != note.build_id_len ||
-	    memcmp(info.build_id, img + ns.desc + sizeof note, note.build_id_len) != 0)
-		return refuse(&c, "ehelf_info disagrees with the ehelf note");
+	if (check_info(&c, value[3], &note, ns.desc + sizeof note) < 0 ||
+	    check_exact(&c, &note, rx_size, eh.e_shoff != 0, value) < 0)
+		return -1;
 
 	*l = (eh_elf_layout){
 		.rx_size = rx_size, .off_local = value[0], .off_remote = value[1],
 		.off_describe = value[2], .off_info = value[3],
 		.abi_version = note.abi_version, .build_id_len = note.build_id_len,
 	};
-	memcpy(l->build_id, info.build_id, note.build_id_len);
+	memcpy(l->build_id, img + ns.desc + sizeof note, note.build_id_len);
 	return 0;
 }

@@ -16,11 +16,19 @@
  * symbol), exactly one ehelf note (and no other) of the ABI version this
  * library reads, EHELF_ABI_VERSION (an older one is refused as "eh_elf
  * ABI version 2; this library reads 3: rebuild it with ehelf-batch"), and
- * an ehelf_info that repeats the note.  Section headers are not needed to
- * load and are ignored (the table is only bounds-checked).  The checks
- * run in that order but for the note, checked right after the ELF header
- * so that an eh_elf of another ABI version is named as such.  Reasons
- * never echo bytes of the image unescaped.
+ * an ehelf_info that repeats the note (its unused build-ID bytes zero,
+ * its counts consistent).  Then the whole file outside the blob (code and
+ * tables) must be byte for byte what the writer emits
+ * (common/eh_elf_format.h): headers, the fields it leaves 0, tables,
+ * every gap, the section headers when present, and the file's length;
+ * ehelf_step_local at the blob's start, the entry points and ehelf_info
+ * in the code generator's order.  Where ehelf_step_remote and
+ * ehelf_describe lie inside the code, and ehelf_info's statistics, are
+ * the code generator's alone: the signature's and the owner's to vouch
+ * for (docs/trust.md).  The checks run in that order but for the note,
+ * checked right after the ELF header so that an eh_elf of another ABI
+ * version is named as such.  Reasons never echo bytes of the image
+ * unescaped.
  *
  * Used by the loader (object.c) on every eh_elf, local or fetched, and by
  * the fuzz target tests/fuzz/fuzz_eh_elf_check.c.

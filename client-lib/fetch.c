@@ -9,14 +9,27 @@
  * eh_elf answered without an X-EHELF-SIGNATURE header (a static server)
  * is followed by GET .../eh_elf.sig on the same server.  libcurl is
  * called through curl_api.h (loaded on first use).
+ *
+ * Memory: an eh_elf's body goes from libcurl's receive buffer (16 KiB a
+ * transfer) straight into its temporary file in the cache
+ * (fetch_cache_tmp_open), never into the heap; the bytes all transfers
+ * have written and not yet committed or discarded are at most
+ * c->maxsize together (EHELF_MAXSIZE): when a write would pass that, the
+ * transfer holding the most is cut (failed, not remembered: the next
+ * fetch asks again).  A body
+ * answered with another status than 200 is not read at all.  A finished
+ * download is checked from a read-only mapping of its temporary file,
+ * one at a time.
  */
 #define _GNU_SOURCE
-#include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/buildid.h"
 #include "curl_api.h"
@@ -41,8 +54,11 @@ typedef struct want {
 	char why[256];        /* the reason that counts so far */
 } want;
 
+struct session;
+
 /* One server's answer for one build-ID: the eh_elf, maybe its .sig. */
 typedef struct xfer {
+	struct session *S;
 	want *w;
 	size_t u;             /* the server: c->urls[u] */
 	const char *url;
@@ -50,13 +66,19 @@ typedef struct xfer {
 	enum { X_QUEUED, X_ACTIVE, X_OVER } state; /* X_ACTIVE: in the multi */
 	bool sig_phase;       /* fetching eh_elf.sig */
 	int attempts;
-	char *body;
-	size_t len, cap, max;
-	bool too_big;
+	cache_tmp tmp;        /* the eh_elf's temporary file */
+	size_t imglen;        /* bytes in it */
+	size_t siglen_body;   /* bytes in sigbody */
+	bool too_big;         /* more than EHELF_MAXSIZE (a .sig: a line) */
+	bool over_budget;     /* cut: the session's budget was full */
+	size_t cut_at;        /* then the bytes it held */
+	bool not_ok;          /* a body answered with a status other than 200:
+			       * not read (the transfer cut at its first byte) */
+	bool write_failed;    /* the temporary file could not be written */
+	char write_error[256];
+	char sigbody[SIG_LINE_MAX]; /* eh_elf.sig's body */
 	char sig[SIG_LINE_MAX]; /* X-EHELF-SIGNATURE */
 	size_t siglen;
-	char *img;            /* the eh_elf, during sig_phase */
-	size_t imglen;
 	char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -68,6 +90,7 @@ typedef struct session {
 	double t0, deadline;  /* CLOCK_MONOTONIC seconds */
 	int active, queued;   /* transfers in the multi handle, waiting */
 	int *busy;            /* active transfers per server */
+	size_t held;          /* bytes in the transfers' temporary files */
 	xfer *x;
 	size_t nx;
 	size_t n, concluded;  /* build-IDs asked for, and answered */
@@ -80,42 +103,62 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A line on stderr, "ehelf: ...", when EHELF_VERBOSE asks, or
- * EHELF_PROGRESS and PROGRESS. */
-static void say(const fetch_config *c, bool progress, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(const fetch_config *c, bool progress, const char *fmt, ...)
-{
-	if (!c->verbose && !(progress && c->progress))
-		return;
-	char line[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "ehelf: %s\n", line);
-}
+/* X's file removed as the budget's: it is cut, its next write fails. */
+static void cut_for_budget(struct session *S, xfer *x);
+
+/* The transfer whose file holds the most bytes. */
+static xfer *largest(struct session *S);
 
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
 	xfer *x = arg;
+	struct session *S = x->S;
 	n *= size;
-	if (n > x->max - x->len) {
-		x->too_big = true;
-		return 0; /* aborts the transfer */
+	if (x->over_budget)
+		return 0; /* cut meanwhile for another transfer */
+	long code = 0;
+	S->api->easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+	if (code != 200) {
+		x->not_ok = true;
+		return 0; /* cut: the status is the answer */
 	}
-	if (x->len + n > x->cap) {
-		size_t cap = x->cap ? x->cap : 65536;
-		while (cap < x->len + n)
-			cap *= 2;
-		char *b = realloc(x->body, cap);
-		if (!b)
+	if (x->sig_phase) {
+		if (n > sizeof x->sigbody - 1 - x->siglen_body) {
+			x->too_big = true;
 			return 0;
-		x->body = b;
-		x->cap = cap;
+		}
+		memcpy(x->sigbody + x->siglen_body, p, n);
+		x->siglen_body += n;
+		return n;
 	}
-	memcpy(x->body + x->len, p, n);
-	x->len += n;
+	if (n > S->c->maxsize - x->imglen) {
+		x->too_big = true;
+		return 0;
+	}
+	/* the budget full: the transfer holding the most is cut (a server
+	 * sending without end, most likely), this one if it would */
+	while (n > S->c->maxsize - S->held) {
+		xfer *y = largest(S);
+		if (!y || y == x || y->imglen <= x->imglen + n) {
+			cut_for_budget(S, x);
+			return 0;
+		}
+		cut_for_budget(S, y);
+	}
+	ehelf_err err;
+	if (x->tmp.fd < 0 &&
+	    fetch_cache_tmp_open(S->c, x->w->hex, &x->tmp, &err) < 0) {
+		x->write_failed = true;
+		snprintf(x->write_error, sizeof x->write_error, "%s", err.msg);
+		return 0;
+	}
+	if (fetch_cache_tmp_write(&x->tmp, p, n, &err) < 0) {
+		x->write_failed = true;
+		snprintf(x->write_error, sizeof x->write_error, "%s", err.msg);
+		return 0;
+	}
+	x->imglen += n;
+	S->held += n;
 	return n;
 }
 
@@ -142,6 +185,30 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 	return n;
 }
 
+/* X's temporary file removed, its bytes out of the session's count. */
+static void release(session *S, xfer *x)
+{
+	fetch_cache_tmp_discard(&x->tmp);
+	S->held -= x->imglen;
+	x->imglen = 0;
+}
+
+static void cut_for_budget(session *S, xfer *x)
+{
+	x->over_budget = true;
+	x->cut_at = x->imglen;
+	release(S, x);
+}
+
+static xfer *largest(session *S)
+{
+	xfer *best = NULL;
+	for (size_t i = 0; i < S->nx; i++)
+		if (S->x[i].imglen && (!best || S->x[i].imglen > best->imglen))
+			best = &S->x[i];
+	return best;
+}
+
 /* Start (or restart) X's request. */
 static int start(session *S, xfer *x)
 {
@@ -149,11 +216,13 @@ static int start(session *S, xfer *x)
 	char url[4096];
 	snprintf(url, sizeof url, "%s/buildid/%s/eh_elf%s", x->url, x->w->hex,
 		 x->sig_phase ? ".sig" : "");
-	x->len = 0;
-	x->too_big = false;
+	if (!x->sig_phase)
+		release(S, x);
+	x->siglen_body = 0;
+	x->too_big = x->over_budget = x->not_ok = x->write_failed = false;
 	x->siglen = 0;
 	x->errbuf[0] = '\0';
-	x->max = x->sig_phase ? SIG_LINE_MAX : c->maxsize;
+	curl_off_t max = x->sig_phase ? SIG_LINE_MAX - 1 : (curl_off_t)c->maxsize;
 	if (!x->h && !(x->h = S->api->easy_init()))
 		return -1;
 	double left = S->deadline - now_s();
@@ -173,14 +242,15 @@ static int start(session *S, xfer *x)
 	S->api->easy_setopt(h, CURLOPT_MAXREDIRS, 4L);
 	S->api->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	S->api->easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	S->api->easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max);
+	S->api->easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, max);
+	S->api->easy_setopt(h, CURLOPT_BUFFERSIZE, (long)CURL_MAX_WRITE_SIZE);
 	S->api->easy_setopt(h, CURLOPT_USERAGENT, "ehelf/1 (libehelf)");
 	if (S->api->multi_add_handle(S->multi, h) != CURLM_OK)
 		return -1;
 	x->state = X_ACTIVE;
 	S->active++;
 	S->busy[x->u]++;
-	say(c, false, "GET %s", url);
+	fetch_say(c, false, "GET %s", url);
 	return 0;
 }
 
@@ -195,6 +265,17 @@ static void stop(session *S, xfer *x)
 		S->queued--;
 	}
 	x->state = X_OVER;
+}
+
+/* X is over for good: stopped, its file and its handle released. */
+static void finish(session *S, xfer *x)
+{
+	stop(S, x);
+	release(S, x);
+	if (x->h) {
+		S->api->easy_cleanup(x->h);
+		x->h = NULL;
+	}
 }
 
 /* W's outcome into the caller's arrays; a negative entry when every
@@ -214,11 +295,11 @@ static void conclude(session *S, want *w, fetch_status *status,
 	ehelf_err err;
 	if (!w->failed && st != FETCH_CACHED &&
 	    fetch_cache_miss(S->c, w->hex, st == FETCH_REFUSED, w->why, &err) < 0)
-		say(S->c, false, "%s", err.msg);
+		fetch_say(S->c, false, "%s", err.msg);
 	S->concluded++;
-	say(S->c, true, "[%zu/%zu] %s: %s%s%s", S->concluded, S->n, w->hex,
-	    fetch_status_str(st), st == FETCH_CACHED ? "" : ": ",
-	    st == FETCH_CACHED ? "" : w->why);
+	fetch_say(S->c, true, "[%zu/%zu] %s: %s%s%s", S->concluded, S->n, w->hex,
+		  fetch_status_str(st), st == FETCH_CACHED ? "" : ": ",
+		  st == FETCH_CACHED ? "" : w->why);
 }
 
 /* X's server has given its answer. */
@@ -226,29 +307,48 @@ static void answered(session *S, xfer *x, fetch_status *status,
 		     char (*why)[256])
 {
 	want *w = x->w;
+	finish(S, x);
 	if (w->concluded)
 		return;
 	if (--w->pending == 0 || w->done) {
 		for (size_t i = 0; i < S->nx; i++)
 			if (S->x[i].w == w)
-				stop(S, &S->x[i]); /* the others are cut */
+				finish(S, &S->x[i]); /* the others are cut */
 		w->pending = 0;
 		conclude(S, w, status, why);
 	}
 }
 
-/* Check the eh_elf IMG (LEN bytes) X's server sent, with SIG (NULL: none),
- * and keep it if it passes. */
-static void check(session *S, xfer *x, const char *img, size_t len,
-		  const char *sig, size_t siglen)
+/* Check the eh_elf in X's temporary file, with SIG (NULL: none), and put
+ * it in place if it passes. */
+static void check(session *S, xfer *x, const char *sig, size_t siglen)
 {
 	want *w = x->w;
 	char reason[200];
-	if (trust_check_bytes((const uint8_t *)img, len, w->hex, sig, siglen,
-			      &S->policy, reason, sizeof reason) < 0) {
+	const uint8_t *img = (const uint8_t *)"";
+	if (x->imglen) {
+		img = mmap(NULL, x->imglen, PROT_READ, MAP_PRIVATE, x->tmp.fd, 0);
+		if (img == MAP_FAILED) {
+			w->failed = true;
+			snprintf(w->why, sizeof w->why, "cache: cannot map the "
+				 "download: %s", strerror(errno));
+			return;
+		}
+	}
+	int rc = trust_check_bytes(img, x->imglen, w->hex, sig, siglen,
+				   &S->policy, reason, sizeof reason);
+	if (x->imglen)
+		munmap((void *)img, x->imglen);
+	if (rc < 0) {
 		w->refused = true;
 		snprintf(w->why, sizeof w->why, "%s: %s", x->url, reason);
-		say(S->c, true, "%s: refused from %s: %s", w->hex, x->url, reason);
+		fetch_say(S->c, true, "%s: refused from %s: %s", w->hex, x->url,
+			  reason);
+		return;
+	}
+	if (x->tmp.fd < 0) { /* an empty file passed: not an eh_elf */
+		w->failed = true;
+		snprintf(w->why, sizeof w->why, "%s: an empty answer", x->url);
 		return;
 	}
 	char line[SIG_LINE_MAX + 1];
@@ -259,16 +359,18 @@ static void check(session *S, xfer *x, const char *img, size_t len,
 			line[n++] = '\n';
 	}
 	ehelf_err err;
-	if (fetch_cache_store(S->c, w->hex, img, len, sig ? line : NULL, n,
-			      &err) < 0) {
+	size_t len = x->imglen;
+	S->held -= x->imglen;
+	x->imglen = 0;
+	if (fetch_cache_tmp_commit(&x->tmp, sig ? line : NULL, n, &err) < 0) {
 		w->failed = true;
 		snprintf(w->why, sizeof w->why, "%s", err.msg);
 		return;
 	}
 	w->done = true;
-	say(S->c, false, "%s: %zu bytes from %s, %s, kept", w->hex, len, x->url,
-	    S->policy.allow_unsigned ? "signature not checked "
-	    "(EHELF_ALLOW_UNSIGNED=1)" : "signature verified");
+	fetch_say(S->c, false, "%s: %zu bytes from %s, %s, kept", w->hex, len,
+		  x->url, S->policy.allow_unsigned ? "signature not checked "
+		  "(EHELF_ALLOW_UNSIGNED=1)" : "signature verified");
 }
 
 /* A transfer of X has ended with RES. */
@@ -283,23 +385,41 @@ static void on_done(session *S, xfer *x, CURLcode res, fetch_status *status,
 	want *w = x->w;
 	if (w->done)
 		return;
+	if ((x->not_ok && res == CURLE_WRITE_ERROR) ||
+	    (res == CURLE_FILESIZE_EXCEEDED && code != 200))
+		res = CURLE_OK; /* cut at the body of a non-200 answer */
+	if (res == CURLE_FILESIZE_EXCEEDED)
+		x->too_big = true; /* its Content-Length said so */
 	const char *what = x->sig_phase ? "eh_elf.sig" : "eh_elf";
-	if (res == CURLE_OK && code != 200 && code != 404 && code < 500) {
+	if (x->over_budget) { /* whatever happened after */
+		w->failed = true;
+		snprintf(w->why, sizeof w->why, "%s: eh_elf: cut at %zu bytes: "
+			 "the downloads at once would hold more than %zu bytes "
+			 "(EHELF_MAXSIZE)", x->url, x->cut_at, S->c->maxsize);
+	} else if (res == CURLE_OK && code != 200 && code != 404 && code < 500) {
 		w->failed = true;
 		snprintf(w->why, sizeof w->why, "%s: %s: HTTP %ld", x->url, what,
 			 code);
 	} else if (res != CURLE_OK && x->too_big) {
 		w->refused = true;
-		snprintf(w->why, sizeof w->why, "%s: %s larger than %zu bytes "
-			 "(EHELF_MAXSIZE)", x->url, what, x->max);
+		if (x->sig_phase)
+			snprintf(w->why, sizeof w->why, "%s: eh_elf.sig longer than "
+				 "a signature line (%d bytes)", x->url,
+				 SIG_LINE_MAX - 1);
+		else
+			snprintf(w->why, sizeof w->why, "%s: eh_elf larger than %zu "
+				 "bytes (EHELF_MAXSIZE)", x->url, S->c->maxsize);
+	} else if (res != CURLE_OK && x->write_failed) {
+		w->failed = true;
+		snprintf(w->why, sizeof w->why, "%s", x->write_error);
 	} else if (res != CURLE_OK || code >= 500) {
 		double left = S->deadline - now_s();
 		if (++x->attempts < S->c->retry_limit && left > 0.01 &&
 		    res != CURLE_OPERATION_TIMEDOUT) {
 			char because[64];
 			snprintf(because, sizeof because, "HTTP %ld", code);
-			say(S->c, false, "%s: %s: retrying (%s)", x->url, what,
-			    res ? S->api->easy_strerror(res) : because);
+			fetch_say(S->c, false, "%s: %s: retrying (%s)", x->url, what,
+				  res ? S->api->easy_strerror(res) : because);
 			if (start(S, x) == 0)
 				return;
 		}
@@ -316,12 +436,8 @@ static void on_done(session *S, xfer *x, CURLcode res, fetch_status *status,
 	} else if (!x->sig_phase && code == 404) {
 		w->not_found++;
 	} else if (!x->sig_phase && !x->siglen) {
-		/* no signature header: ask for the .sig file */
-		free(x->img);
-		x->img = x->body;
-		x->imglen = x->len;
-		x->body = NULL;
-		x->cap = 0;
+		/* no signature header: ask for the .sig file (the eh_elf
+		 * stays in its temporary file) */
 		x->sig_phase = true;
 		x->attempts = 0;
 		if (start(S, x) == 0)
@@ -330,16 +446,16 @@ static void on_done(session *S, xfer *x, CURLcode res, fetch_status *status,
 		snprintf(w->why, sizeof w->why, "%s: cannot ask for eh_elf.sig",
 			 x->url);
 	} else if (x->sig_phase) {
-		check(S, x, x->img, x->imglen, code == 200 ? x->body : NULL,
-		      code == 200 ? x->len : 0);
+		check(S, x, code == 200 ? x->sigbody : NULL,
+		      code == 200 ? x->siglen_body : 0);
 	} else {
-		check(S, x, x->body, x->len, x->sig, x->siglen);
+		check(S, x, x->sig, x->siglen);
 	}
 	if (w->done || (res == CURLE_OK && code == 404))
-		say(S->c, false, "%s: %s: %s", x->url, what,
-		    w->done ? "kept" : "not found");
+		fetch_say(S->c, false, "%s: %s: %s", x->url, what,
+			  w->done ? "kept" : "not found");
 	else
-		say(S->c, false, "%s", w->why);
+		fetch_say(S->c, false, "%s", w->why);
 	answered(S, x, status, why);
 }
 
@@ -392,7 +508,7 @@ static void run(session *S, fetch_status *status, char (*why)[256])
 		xfer *x = &S->x[i];
 		if (x->state == X_OVER)
 			continue;
-		stop(S, x);
+		finish(S, x);
 		if (x->w->concluded)
 			continue;
 		x->w->failed = true;
@@ -424,7 +540,7 @@ static size_t from_cache(const fetch_config *c, const char *const *hex,
 				 st == CACHE_MISS ? "remembered (cache_miss_s): "
 						  : "", rest ? rest + 2 : line);
 		if (st != CACHE_ABSENT) {
-			say(c, false, "%s: %s in the cache", hex[i],
+			fetch_say(c, false, "%s: %s in the cache", hex[i],
 			    st == CACHE_PRESENT ? "found" : "negative entry");
 			continue;
 		}
@@ -479,28 +595,26 @@ int fetch_ids(const fetch_config *c, const char *const *hex, size_t n,
 		}
 	}
 	if (k)
-		say(c, true, "fetching %zu eh_elf%s from %zu server%s", k,
+		fetch_say(c, true, "fetching %zu eh_elf%s from %zu server%s", k,
 		    k == 1 ? "" : "s", nurls, nurls == 1 ? "" : "s");
 	for (size_t i = 0; i < k; i++) {
 		w[i].pending = (int)nurls;
 		for (size_t u = 0; u < nurls; u++)
-			S.x[S.nx++] = (xfer){ .w = &w[i], .u = u, .url = c->urls[u] };
+			S.x[S.nx++] = (xfer){ .S = &S, .w = &w[i], .u = u,
+					      .url = c->urls[u],
+					      .tmp = CACHE_TMP_INIT };
 	}
 	S.queued = (int)S.nx;
 	run(&S, status, why);
-	for (size_t i = 0; i < S.nx; i++) {
-		if (S.x[i].h)
-			S.api->easy_cleanup(S.x[i].h);
-		free(S.x[i].body);
-		free(S.x[i].img);
-	}
+	for (size_t i = 0; i < S.nx; i++)
+		finish(&S, &S.x[i]);
 	if (S.multi)
 		S.api->multi_cleanup(S.multi);
 	free(S.x);
 	free(S.busy);
 	free(w);
 	if (k)
-		say(c, true, "%zu eh_elf%s asked for in %.2f s", k,
+		fetch_say(c, true, "%zu eh_elf%s asked for in %.2f s", k,
 		    k == 1 ? "" : "s", now_s() - S.t0);
 	if (rc < 0)
 		return rc;

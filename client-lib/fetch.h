@@ -9,7 +9,9 @@
  *                          else ~/.cache/ehelf
  *   EHELF_TIMEOUT          seconds one fetch_ids call may take (default 10)
  *   EHELF_RETRY_LIMIT      attempts per server on transport errors (2)
- *   EHELF_MAXSIZE          largest eh_elf accepted, bytes (EH_ELF_MAX_BYTES)
+ *   EHELF_MAXSIZE          bytes the downloads of one fetch_ids call may
+ *                          hold at once, so the largest eh_elf accepted
+ *                          (FETCH_MAXSIZE_DEFAULT; at most EH_ELF_MAX_BYTES)
  *   EHELF_PROGRESS         progress lines on stderr
  *   EHELF_VERBOSE          each request and decision on stderr
  *   EHELF_TRUSTED_KEYS     colon-separated directories of *.pem public keys
@@ -38,6 +40,10 @@
 #include "../common/err.h"
 #include "fetch_types.h"
 
+/* EHELF_MAXSIZE's default: 64 MiB, 25 times the largest eh_elf of a
+ * Debian 12 system (libLLVM-14.so.1's, 2.5 MiB; docs/trust.md). */
+#define FETCH_MAXSIZE_DEFAULT (64u << 20)
+
 /* Read the configuration from the environment.  Returns 0, or a negative
  * ERR_* (a trusted-key file that is not a key) with the message. */
 int fetch_config_load(fetch_config *c, ehelf_err *err);
@@ -57,11 +63,15 @@ typedef enum fetch_status {
  * asked in parallel with libcurl's multi interface, the first good
  * answer winning.  An eh_elf already in the cache is not asked for (nor
  * checked: opening it does that, resolve.h), nor is one with a negative
- * entry younger than cache_miss_s.  A download is checked with
- * trust_check_bytes (TRUST_SIGNED; the signature from the
- * X-EHELF-SIGNATURE header, else GET .../eh_elf.sig) before anything is
- * written; its signature then the eh_elf are written to a temporary name
- * and renamed, mode 0400.  A build-ID no server has, or whose downloads
+ * entry younger than cache_miss_s.  A download is streamed into a
+ * temporary file in the cache (never into memory: a fetch's memory is
+ * libcurl's 16 KiB buffer per transfer, at most 8 transfers per server,
+ * and one read-only mapping of a finished download while it is checked),
+ * the bytes of all transfers at once at most EHELF_MAXSIZE; it is checked
+ * with trust_check_bytes (TRUST_SIGNED; the signature from the
+ * X-EHELF-SIGNATURE header, else GET .../eh_elf.sig), then its signature
+ * is written and the temporary renamed into place, mode 0400; refused,
+ * the temporary is removed.  A build-ID no server has, or whose downloads
  * were all refused, gets a negative entry; transport errors and timeouts
  * do not.  The whole call takes at most c->timeout seconds (a server
  * that accepts and never answers costs that); transport errors are

@@ -1,6 +1,7 @@
 /* fetch_config.c - fetch.h's configuration from the environment. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ int fetch_config_load(fetch_config *c, ehelf_err *err)
 	cache_root(c);
 	c->timeout = env_number("EHELF_TIMEOUT", 10);
 	c->retry_limit = (int)env_number("EHELF_RETRY_LIMIT", 2);
-	double max = env_number("EHELF_MAXSIZE", EH_ELF_MAX_BYTES);
+	double max = env_number("EHELF_MAXSIZE", FETCH_MAXSIZE_DEFAULT);
 	c->maxsize = max < EH_ELF_MAX_BYTES ? (size_t)max : EH_ELF_MAX_BYTES;
 	c->progress = env_flag("EHELF_PROGRESS");
 	c->verbose = env_flag("EHELF_VERBOSE");
@@ -120,6 +121,18 @@ void fetch_config_free(fetch_config *c)
 	sign_keyring_free(c->keys);
 	c->urls = NULL;
 	c->keys = NULL;
+}
+
+void fetch_say(const fetch_config *c, bool progress, const char *fmt, ...)
+{
+	if (!c->verbose && !(progress && c->progress))
+		return;
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ehelf: %s\n", line);
 }
 
 const char *fetch_status_str(fetch_status s)

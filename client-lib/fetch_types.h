@@ -22,4 +22,9 @@ typedef struct fetch_config {
 	double cache_miss_s, clean_interval_s, max_unused_age_s;
 } fetch_config;
 
+/* A line "ehelf: ..." on stderr when C->verbose, or C->progress and
+ * PROGRESS (fetch_config.c). */
+void fetch_say(const fetch_config *c, bool progress, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

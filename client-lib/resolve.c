@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 #include "../common/buildid.h"
 #include "fetch_cache.h"
@@ -55,6 +57,23 @@ static void trace(const search *q, resolve_place place, const char *file,
 		q->trace(q->arg, place, file, outcome);
 }
 
+/* The outcome O of opening FILE (from PLACE) into Q's result; *REFUSED
+ * set when it is NULL (refused).  Returns O. */
+static ehelf_object *opened(const search *q, resolve_place place,
+			    const char *file, ehelf_object *o, bool *refused)
+{
+	if (o) {
+		snprintf(q->res->path, sizeof q->res->path, "%s", file);
+		q->res->place = place;
+		trace(q, place, file, NULL);
+		return o;
+	}
+	q->res->refused = *refused = true;
+	snprintf(q->res->why, sizeof q->res->why, "%s", ehelf_last_error());
+	trace(q, place, file, q->res->why);
+	return NULL;
+}
+
 /* Try the store ROOT (from PLACE) under POLICY; *REFUSED set when its
  * file is present but refused. */
 static ehelf_object *try_store(const search *q, resolve_place place,
@@ -70,17 +89,32 @@ static ehelf_object *try_store(const search *q, resolve_place place,
 		trace(q, place, file, errno == ENOENT ? "absent" : strerror(errno));
 		return NULL;
 	}
-	ehelf_object *o = trust_open(file, q->hex, policy);
-	if (o) {
-		snprintf(q->res->path, sizeof q->res->path, "%s", file);
-		q->res->place = place;
-		trace(q, place, file, NULL);
-		return o;
+	return opened(q, place, file, trust_open(file, q->hex, policy), refused);
+}
+
+/* The same for the cache of C, opened beneath its directories
+ * (fetch_cache.h): a link among them is not followed. */
+static ehelf_object *try_cache(const search *q, const fetch_config *c,
+			       const trust_policy *policy, bool *refused)
+{
+	char file[4096], rest[160];
+	ehelf_err err;
+	struct stat st;
+	*refused = false;
+	if (fetch_cache_path(c, q->hex, file, sizeof file) < 0)
+		return NULL;
+	int d = fetch_cache_dir(c, q->hex, false, rest, sizeof rest, &err);
+	if (d < 0 || fstatat(d, rest, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		trace(q, RESOLVE_CACHE, file, d == ERR_NOTFOUND ||
+		      (d >= 0 && errno == ENOENT) ? "absent"
+		      : d < 0 ? err.msg : strerror(errno));
+		if (d >= 0)
+			close(d);
+		return NULL;
 	}
-	q->res->refused = *refused = true;
-	snprintf(q->res->why, sizeof q->res->why, "%s", ehelf_last_error());
-	trace(q, place, file, q->res->why);
-	return NULL;
+	ehelf_object *o = trust_open_at(d, rest, file, q->hex, policy);
+	close(d);
+	return opened(q, RESOLVE_CACHE, file, o, refused);
 }
 
 ehelf_object *resolve_open(const char *hex, const fetch_config *c,
@@ -116,7 +150,7 @@ ehelf_object *resolve_open(const char *hex, const fetch_config *c,
 	if (!o && c && c->cache[0]) {
 		trust_policy signed_ = { .origin = TRUST_SIGNED, .keys = c->keys,
 					 .allow_unsigned = c->allow_unsigned };
-		o = try_store(&q, RESOLVE_CACHE, c->cache, &signed_, &refused);
+		o = try_cache(&q, c, &signed_, &refused);
 		if (refused)
 			fetch_cache_evict(c, hex); /* so that it is fetched again */
 	}

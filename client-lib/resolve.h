@@ -10,7 +10,8 @@
  *      never inside an unwind; then resolve_open again finds it in 3.
  *
  * Every file is opened through trust_open (trust.h) with the build-ID
- * expected.  A file present but refused (not trusted, malformed, another
+ * expected; the cache's with trust_open_at beneath its directories, which
+ * are opened without following links (fetch_cache.h).  A file present but refused (not trusted, malformed, another
  * build-ID) is passed over for the next place; a refused file in the
  * cache is also removed from it (fetch_cache_evict), so that the next
  * fetch asks for it again.

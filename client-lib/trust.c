@@ -42,14 +42,15 @@ static const char *file_kind(mode_t m)
 	return "not a regular file";
 }
 
-/* Open PATH as trust.h's local rules say and read it whole: at most MAX
+/* Open PATH (relative to DIR) as trust.h's local rules say and read it whole: at most MAX
  * bytes, into BUF (MAX bytes) or, when BUF is NULL, into *OUT (malloc'd).
  * Returns its length, or -1 with the reason in WHY; -2 when it does not
  * exist (ENOENT). */
-static ssize_t read_careful(const char *path, size_t max, void *buf,
+static ssize_t read_careful(int dir, const char *path, size_t max, void *buf,
 			    uint8_t **out, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = openat(dir, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+				   O_NOCTTY);
 	if (fd < 0) {
 		int e = errno;
 		if (e == ELOOP)
@@ -261,18 +262,18 @@ static ehelf_object *map_object(const char *path, const uint8_t *img,
 	return o;
 }
 
-ehelf_object *trust_open(const char *path, const char *expect_hex,
-			 const trust_policy *policy)
+ehelf_object *trust_open_at(int dir, const char *name, const char *path,
+			    const char *expect_hex, const trust_policy *policy)
 {
 	if (!policy)
 		policy = &local_policy;
-	if (!path) {
+	if (!name || !path) {
 		ehelf_set_error("no eh_elf path given");
 		return NULL;
 	}
 	char why[512];
 	uint8_t *img = NULL;
-	ssize_t len = read_careful(path, EH_ELF_MAX_BYTES, NULL, &img, why,
+	ssize_t len = read_careful(dir, name, EH_ELF_MAX_BYTES, NULL, &img, why,
 				   sizeof why);
 	if (len < 0) {
 		ehelf_set_error("%s: %s", path, why);
@@ -281,11 +282,11 @@ ehelf_object *trust_open(const char *path, const char *expect_hex,
 	char sigpath[4096], sig[SIG_LINE_MAX];
 	ssize_t siglen = -2;
 	if (policy->origin == TRUST_SIGNED && !policy->allow_unsigned) {
-		snprintf(sigpath, sizeof sigpath, "%s.sig", path);
-		siglen = read_careful(sigpath, SIG_LINE_MAX - 1, sig, NULL, why,
+		snprintf(sigpath, sizeof sigpath, "%s.sig", name);
+		siglen = read_careful(dir, sigpath, SIG_LINE_MAX - 1, sig, NULL, why,
 				      sizeof why);
 		if (siglen == -1) {
-			ehelf_set_error("%s: %s", sigpath, why);
+			ehelf_set_error("%s.sig: %s", path, why);
 			free(img);
 			return NULL;
 		}
@@ -300,6 +301,12 @@ ehelf_object *trust_open(const char *path, const char *expect_hex,
 		o = map_object(path, img, &l);
 	free(img);
 	return o;
+}
+
+ehelf_object *trust_open(const char *path, const char *expect_hex,
+			 const trust_policy *policy)
+{
+	return trust_open_at(AT_FDCWD, path, path, expect_hex, policy);
 }
 
 /* The public call (include/ehelf.h), here rather than in object.c so that

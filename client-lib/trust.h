@@ -47,6 +47,12 @@ typedef struct trust_policy {
 ehelf_object *trust_open(const char *path, const char *expect_hex,
 			 const trust_policy *policy);
 
+/* trust_open of NAME relative to the directory DIR (AT_FDCWD: the
+ * current one), named PATH in messages: the cache's files, opened beneath
+ * its directories (fetch_cache.h). */
+ehelf_object *trust_open_at(int dir, const char *name, const char *path,
+			    const char *expect_hex, const trust_policy *policy);
+
 /* Check the bytes IMG (LEN) of an eh_elf that is not a file yet (a
  * download) under POLICY (NULL: TRUST_LOCAL) with signature line SIG
  * (SIGLEN bytes; may be NULL when unsigned).  Returns 0, or -1 with the reason in WHY. */

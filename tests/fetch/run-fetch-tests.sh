@@ -31,56 +31,10 @@ build=$(cd "${1:?usage: run-fetch-tests.sh BUILD}" && pwd)
 server=$build/bin/ehelf-server
 find_=$build/bin/ehelf-find
 pre=$build/lib/libehelf-unwind.so
-T=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-unset EHELF_PATH EHELF_URLS EHELF_CACHE_PATH EHELF_TRUSTED_KEYS EHELF_TIMEOUT \
-      EHELF_VERBOSE EHELF_PROGRESS EHELF_ALLOW_UNSIGNED DEBUGINFOD_URLS
-export XDG_CACHE_HOME="$T/xdg" # nothing of the user's is touched
-. "$(cd "$(dirname "$0")" && pwd)/../common/checks.sh"
+fetch_lib=$(cd "$(dirname "$0")" && pwd)/fetch-lib.sh
+. "$fetch_lib"
 
 # ---- helpers -------------------------------------------------------------
-# port_of FILE WHAT: the port a server just started (the last of $pids)
-# writes into FILE, once it has; fails when it does not come (set -e then
-# ends the script at the assignment of its output)
-port_of() {
-	i=0
-	while [ ! -s "$1" ]; do
-		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 "${pids##* }" 2>/dev/null; then
-			echo "$2 did not start" >&2
-			exit 1
-		fi
-		sleep 0.1
-	done
-	cat "$1"
-}
-# start_server NAME STORE: ehelf-server on a free port; sets PORT_<NAME>
-start_server() {
-	rm -f "$T/port"
-	"$server" --store "$2" --listen 127.0.0.1 --port 0 --port-file "$T/port" \
-		--upstream "" --threads 2 2>>"$T/server-$1.log" &
-	pids="$pids $!"
-	port=$(port_of "$T/port" "ehelf-server (log: $T/server-$1.log)")
-	eval "PORT_$1=$port"
-}
-# requests PORT: the eh_elf and .sig requests the server has answered
-requests() {
-	curl -s "http://127.0.0.1:$1/metrics" |
-		awk '/^ehelf_server_http_requests_total\{artifact="(eh_elf|sig)"/ { n += $2 }
-		     END { print n + 0 }'
-}
-store_file() { # store_file ROOT HEX
-	echo "$1/.build-id/$(echo "$2" | cut -c1-2)/$(echo "$2" | cut -c3-).so"
-}
-build_id() { # build_id ELF
-	readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3; exit }'
-}
 now() { date +%s.%N; }
 elapsed() { # elapsed START: seconds since START
 	echo "$(now) $1" | awk '{ printf "%.2f", $1 - $2 }'
@@ -90,6 +44,8 @@ elapsed() { # elapsed START: seconds since START
 # given variables padded to the same count and size in every run (stack
 # pointers are printed relative to frame 0's, and across a signal frame
 # or a realigned frame the distance depends on the stack's alignment);
+# libehelf-unwind preloaded into the program alone (setarch preloaded
+# would start a fetch of its own eh_elf, cut by its exec at any point);
 # stdout to $T/NAME.out, stderr to $T/NAME.err, its time in $T/NAME.time
 run() {
 	name=$1
@@ -99,8 +55,8 @@ run() {
 	for a; do size=$((size + ${#a} + 1)); done
 	pad=$(printf "%$((3000 - size))s" "" | tr ' ' x)
 	t0=$(now)
-	(cd "$T/prog" && env -i PATH=/usr/bin:/bin LD_PRELOAD="$pre" "$@" \
-		FETCH_TEST_PAD="$pad" setarch -R ./fetch-unw-api \
+	(cd "$T/prog" && env -i PATH=/usr/bin:/bin "$@" FETCH_TEST_PAD="$pad" \
+		setarch -R env LD_PRELOAD="$pre" ./fetch-unw-api \
 		>"$T/$name.out" 2>"$T/$name.err") || bad "$name: the program failed ($?)"
 	elapsed "$t0" >"$T/$name.time"
 }

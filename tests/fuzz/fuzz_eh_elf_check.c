@@ -4,7 +4,9 @@
  * eh_elf_check in an allocation of exactly its size (so that ASan sees any
  * read past it).  When the check accepts, what it promises the loader
  * must hold: every entry point and ehelf_info inside the R+X segment,
- * itself inside the input, and a one-line reason otherwise.
+ * itself inside the input, in the code generator's order (local, remote,
+ * describe, info), the code starting with a non-zero byte at
+ * ehelf_step_local, and a one-line reason otherwise.
  *
  * Seeded by tests/fuzz/run-fuzz.sh with a real eh_elf (zoo.so's).
  */
@@ -30,7 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    l.off_remote >= l.rx_size || l.off_describe >= l.rx_size ||
 		    l.rx_size < sizeof(struct ehelf_info) ||
 		    l.off_info > l.rx_size - sizeof(struct ehelf_info) ||
-		    l.abi_version != EHELF_ABI_VERSION || l.build_id_len > 64)
+		    l.abi_version != EHELF_ABI_VERSION || l.build_id_len > 64 ||
+		    !(l.off_local < l.off_remote && l.off_remote < l.off_describe &&
+		      l.off_describe < l.off_info) || img[l.off_local] == 0)
 			__builtin_trap();
 	} else if (!why[0] || strchr(why, '\n')) {
 		__builtin_trap(); /* a refusal always says why, in one line */

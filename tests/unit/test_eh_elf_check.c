@@ -4,11 +4,18 @@
  * zoo.so and from libc:
  *  - the real ones pass, load through ehelf_object_open and trust_open,
  *    and step exactly as the same file loaded by dlopen does (so mapping
- *    the R+X segment alone is enough); one relaid out (bytes inserted
- *    after the note, every offset fixed) too; the writer emits no
- *    section headers unless asked for: one with them passes, with odd
- *    section headers too (they are only bounds-checked), and stripped of
- *    them again;
+ *    the R+X segment alone is enough); the writer emits no section
+ *    headers unless asked for: one with them passes, and stripped of them
+ *    again;
+ *  - exactly the writer's structure: one relaid out (bytes inserted after
+ *    the note, every offset fixed), odd section headers, bytes appended
+ *    are refused; every byte of the headers, program headers, note, hash
+ *    table, symbols, .dynstr, the gaps, .dynamic, the section headers and
+ *    ehelf_info, of zoo's eh_elf (with and without section headers) and
+ *    libc's, set to each of its 255 other values: refused, but for the
+ *    bytes the code generator alone knows (where ehelf_step_remote and
+ *    ehelf_describe lie in the code, ehelf_info's statistics), counted;
+ *    every extension of the file refused;
  *  - each property of the writer's structure broken once is refused with
  *    its own reason, by eh_elf_check and by ehelf_object_open on a file:
  *    dynamic tags added (DT_NEEDED, DT_INIT, DT_INIT_ARRAY, DT_RELA, ...),
@@ -25,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -319,6 +327,88 @@ static void truncations(const image *im)
 	unlink(path);
 }
 
+/* ---- every byte the check can know ------------------------------------------ */
+
+/* Is byte OFF of IM one only the code generator knows: the values of
+ * ehelf_step_remote and ehelf_describe (where the code puts them), and
+ * ehelf_info's address range and counts? */
+static bool codegen_byte(const image *im, uint64_t off)
+{
+	const Elf64_Sym *sy[] = { im_sym(im, "ehelf_step_remote"),
+				  im_sym(im, "ehelf_describe") };
+	for (int i = 0; i < 2; i++) {
+		uint64_t v = (uint64_t)((const uint8_t *)&sy[i]->st_value - im->b);
+		if (off >= v && off < v + 8)
+			return true;
+	}
+	uint64_t info = im_sym(im, "ehelf_info")->st_value;
+	return off >= info + offsetof(struct ehelf_info, pc_lo) &&
+	       off < info + sizeof(struct ehelf_info);
+}
+
+/* Each byte of IM outside the code and tables, set to each of its other
+ * 255 values: refused unless codegen_byte (those accepted are counted). */
+static void every_byte(const char *name, const image *base)
+{
+	image im = image_copy(base);
+	uint64_t code = im_code(&im);
+	uint64_t end_rx = im_phdr(&im, PT_LOAD, PF_R | PF_X)->p_filesz;
+	uint64_t info = im_sym(&im, "ehelf_info")->st_value;
+	uint64_t ranges[3][2] = { { 0, code }, { info, info + sizeof(struct ehelf_info) },
+				  { end_rx, im.len } };
+	eh_elf_layout l;
+	char why[256];
+	long mutants = 0, bad = 0, codegen = 0;
+	for (int r = 0; r < 3; r++)
+		for (uint64_t off = ranges[r][0]; off < ranges[r][1]; off++) {
+			uint8_t keep = im.b[off];
+			for (unsigned v = 0; v < 256; v++) {
+				if (v == keep)
+					continue;
+				im.b[off] = (uint8_t)v;
+				mutants++;
+				if (eh_elf_check(im.b, im.len, &l, why, sizeof why) != 0)
+					continue;
+				if (codegen_byte(&im, off)) {
+					codegen++;
+				} else if (bad++ < 10) {
+					fprintf(stderr, "%s: byte %#llx set to %#x "
+						"(from %#x) accepted\n", name,
+						(unsigned long long)off, v, keep);
+				}
+			}
+			im.b[off] = keep;
+		}
+	CHECK(memcmp(im.b, base->b, im.len) == 0);
+	if (verbose || bad)
+		fprintf(stderr, "  %s: %ld mutants, %ld accepted outside the code "
+			"generator's bytes, %ld accepted in them\n", name, mutants,
+			bad, codegen);
+	CHECK(mutants > 100000 || (mutants > 40000 && !strcmp(name, "zoo")));
+	CHECK(bad == 0);
+	free(im.b);
+}
+
+/* IM with 1 to 4096 bytes appended (zeros, or copies of its own) is
+ * refused. */
+static void extensions(const image *base)
+{
+	eh_elf_layout l;
+	char why[256];
+	size_t max = 4096;
+	uint8_t *b = malloc(base->len + max);
+	memcpy(b, base->b, base->len);
+	int bad = 0;
+	for (size_t n = 1; n <= max; n++) {
+		b[base->len + n - 1] = (uint8_t)(n & 1 ? 0 : base->b[n % base->len]);
+		why[0] = 0;
+		bad += eh_elf_check(b, base->len + n, &l, why, sizeof why) != -1 ||
+		       !strstr(why, "after the end of the eh_elf");
+	}
+	CHECK(bad == 0);
+	free(b);
+}
+
 /* An image with section headers (--section-headers) stripped of them:
  * e_shoff 0, the file ending with .dynamic, as the writer's default. */
 static image strip_sections(const image *im)
@@ -345,7 +435,7 @@ static void check_sections(const image *base, const image *plain,
 	Elf64_Shdr *sh = (Elf64_Shdr *)(odd.b + im_ehdr(&odd)->e_shoff);
 	sh[1].sh_offset = 0xfffffff0;
 	sh[2].sh_size = ~0ull;
-	accepted("odd-sections", &odd, hex);
+	refused("odd-sections", &odd, "the section headers differs");
 	im_ehdr(&odd)->e_shnum = 0xff00;
 	refused("section headers past the end", &odd,
 		"truncated: the section headers end past");
@@ -365,6 +455,8 @@ static void check_sections(const image *base, const image *plain,
 	      memcmp(stripped.b, plain->b, plain->len) == 0);
 	truncations(&stripped);
 	truncations(base);
+	every_byte("with-sections", base);
+	extensions(base);
 	free(stripped.b);
 }
 
@@ -372,12 +464,15 @@ static void check_one(const char *name, const image *base, const char *hex)
 {
 	accepted(name, base, hex);
 
-	/* relaid out: 64 bytes after the note, every offset after fixed */
+	/* relaid out: 64 bytes after the note, every offset after fixed: a
+	 * valid ELF, not the writer's */
 	image moved = image_copy(base);
 	const Elf64_Phdr *nt = im_phdr(&moved, PT_NOTE, 0);
 	image_insert(&moved, nt->p_offset + nt->p_filesz, 64);
-	accepted("relaid-out", &moved, hex);
+	refused("relaid-out", &moved, "not at the start of the code");
 	free(moved.b);
+	every_byte(name, base);
+	extensions(base);
 
 	for (size_t i = 0; i < sizeof mutations / sizeof *mutations; i++) {
 		image m = image_copy(base);
@@ -435,6 +530,9 @@ int main(void)
 	image libc;
 	if (image_compile("/lib/x86_64-linux-gnu/libc.so.6", &libc, hex) == 0) {
 		accepted("libc", &libc, hex);
+		every_byte("libc", &libc);
+		extensions(&libc);
+		truncations(&libc);
 		free(libc.b);
 	}
 	/* nonsense the check must survive */

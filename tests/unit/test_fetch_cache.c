@@ -5,7 +5,12 @@
  * slashes dropped, the cache's place, timeouts, a trusted-key directory
  * holding a file that is not a key); the cache's entries (stored files
  * mode 0400 with the signature beside, negative entries and their expiry,
- * eviction), its parameter files and cleaning; fetch_ids refusing a
+ * eviction), its parameter files and cleaning; planted entries (an XX
+ * directory that is a link to a directory outside: eviction, lookup and
+ * storing touch nothing there; negative entries of another user, dated
+ * in 2100, links, FIFOs; a cache of mode 0777, another user's, a link:
+ * refused with a message; max_unused_age_s=0 taken as a day; a
+ * temporary download discarded leaves nothing); fetch_ids refusing a
  * malformed build-ID, answering from the cache without a server, and a
  * server that refuses connections: failed, retried, not negatively
  * cached.
@@ -193,6 +198,116 @@ static void test_cleaning(void)
 	fetch_config_free(&c);
 }
 
+/* HEX's directory in the cache of C into OUT. */
+static void xx_dir(const fetch_config *c, const char *hex, char *out)
+{
+	snprintf(out, 4096, "%s/.build-id/%.2s", c->cache, hex);
+}
+
+static void test_planted(void)
+{
+	fetch_config c;
+	load(&c, NULL);
+	ehelf_err err;
+	char p[4096], q[4096], xx[4096], why[256];
+	bool refused;
+	struct stat st;
+	CHECK(fetch_cache_prepare(&c, &err) == 0);
+	/* CACHE/.build-id/XX a link to a directory outside, holding files of
+	 * the names the cache would use */
+	mkdir(path_of(p, "victim"), 0700);
+	snprintf(q, sizeof q, "%s/%s.so", p, HEX + 2);
+	write_number("victim/x", "keep\n");
+	FILE *f = fopen(q, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("the user's own\n", f);
+		fclose(f);
+	}
+	xx_dir(&c, HEX, xx);
+	snprintf(p, sizeof p, "%s/.build-id", c.cache);
+	mkdir(p, 0700);
+	CHECK(symlink(path_of(p, "victim"), xx) == 0);
+	fetch_cache_evict(&c, HEX);
+	CHECK(stat(q, &st) == 0);
+	CHECK(fetch_cache_lookup(&c, HEX, &refused, why, sizeof why) == CACHE_ABSENT);
+	CHECK(fetch_cache_store(&c, HEX, "ELF", 3, "sig\n", 4, &err) == 0);
+	CHECK(lstat(xx, &st) == 0 && S_ISDIR(st.st_mode)); /* the cache's own */
+	CHECK(stat(q, &st) == 0 && st.st_size == 15);
+	CHECK(fetch_cache_lookup(&c, HEX, &refused, why, sizeof why) == CACHE_PRESENT);
+
+	/* negative entries: another user's, 2100, a link, a FIFO */
+	char miss[4096];
+	fetch_cache_path(&c, HEX2, miss, sizeof miss);
+	strcat(miss, ".miss");
+	fetch_cache_evict(&c, HEX2);
+	CHECK(fetch_cache_miss(&c, HEX2, false, "no", &err) == 0);
+	CHECK(fetch_cache_lookup(&c, HEX2, &refused, why, sizeof why) == CACHE_MISS);
+	CHECK(chown(miss, 12345, 0) == 0);
+	CHECK(fetch_cache_lookup(&c, HEX2, &refused, why, sizeof why) == CACHE_ABSENT);
+	CHECK(lstat(miss, &st) != 0); /* removed */
+	CHECK(fetch_cache_miss(&c, HEX2, false, "no", &err) == 0);
+	struct utimbuf t = { 4102444800, 4102444800 }; /* 2100-01-01 */
+	CHECK(utime(miss, &t) == 0);
+	CHECK(fetch_cache_lookup(&c, HEX2, &refused, why, sizeof why) == CACHE_ABSENT);
+	write_number("secret", "refused: secret first line\n");
+	CHECK(symlink(path_of(p, "secret"), miss) == 0);
+	why[0] = 0;
+	CHECK(fetch_cache_lookup(&c, HEX2, &refused, why, sizeof why) == CACHE_ABSENT);
+	CHECK(strstr(why, "secret") == NULL && lstat(miss, &st) != 0);
+	CHECK(stat(path_of(p, "secret"), &st) == 0);
+	CHECK(mkfifo(miss, 0600) == 0);
+	CHECK(fetch_cache_lookup(&c, HEX2, &refused, why, sizeof why) == CACHE_ABSENT);
+	/* a planted eh_elf: a FIFO */
+	fetch_cache_path(&c, HEX2, q, sizeof q);
+	CHECK(mkfifo(q, 0600) == 0);
+	CHECK(fetch_cache_lookup(&c, HEX2, &refused, why, sizeof why) == CACHE_ABSENT);
+	CHECK(lstat(q, &st) != 0);
+
+	/* a temporary download discarded leaves nothing */
+	cache_tmp tmp;
+	CHECK(fetch_cache_tmp_open(&c, HEX2, &tmp, &err) == 0);
+	CHECK(fetch_cache_tmp_write(&tmp, "junk", 4, &err) == 0);
+	xx_dir(&c, HEX2, xx);
+	snprintf(p, sizeof p, "%s/%s", xx, tmp.name);
+	CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0600);
+	fetch_cache_tmp_discard(&tmp);
+	CHECK(stat(p, &st) != 0 && tmp.fd == -1 && tmp.dir == -1);
+	fetch_config_free(&c);
+
+	/* max_unused_age_s=0: a day */
+	write_number("cache/max_unused_age_s", "0\n");
+	load(&c, NULL);
+	CHECK(c.max_unused_age_s == MAX_UNUSED_AGE_S_MIN);
+	fetch_config_free(&c);
+
+	/* the cache itself: mode 0777, another user's, a link */
+	load(&c, NULL);
+	CHECK(chmod(c.cache, 0777) == 0);
+	CHECK(fetch_cache_prepare(&c, &err) == ERR_IO);
+	CHECK_CONTAINS(err.msg, "writable by others (mode 0777");
+	CHECK(fetch_cache_lookup(&c, HEX, &refused, why, sizeof why) == CACHE_ABSENT);
+	CHECK(chmod(c.cache, 0700) == 0 && chown(c.cache, 12345, 0) == 0);
+	CHECK(fetch_cache_prepare(&c, &err) == ERR_IO);
+	CHECK_CONTAINS(err.msg, "owned by uid 12345");
+	CHECK(chown(c.cache, 0, 0) == 0);
+	fetch_config_free(&c);
+	setenv("EHELF_CACHE_PATH", path_of(p, "cachelink"), 1);
+	CHECK(symlink(path_of(q, "victim"), p) == 0);
+	CHECK(fetch_config_load(&c, &err) == 0);
+	CHECK(fetch_cache_prepare(&c, &err) == ERR_IO);
+	CHECK_CONTAINS(err.msg, "a symbolic link, not followed");
+	CHECK(fetch_cache_store(&c, HEX, "ELF", 3, NULL, 0, &err) == ERR_IO);
+	snprintf(q, sizeof q, "%s/victim/.build-id", dir);
+	CHECK(stat(q, &st) != 0); /* nothing written through the link */
+	fetch_config_free(&c);
+	/* as test_fetch_ids expects: HEX2 cached, HEX not */
+	load(&c, NULL);
+	fetch_cache_evict(&c, HEX);
+	CHECK(fetch_cache_store(&c, HEX2, "NEW", 3, NULL, 0, &err) == 0);
+	fetch_config_free(&c);
+}
+
 static void test_fetch_ids(void)
 {
 	fetch_config c;
@@ -228,6 +343,7 @@ int main(void)
 	test_config();
 	test_entries();
 	test_cleaning();
+	test_planted();
 	test_fetch_ids();
 	char cmd[4200];
 	snprintf(cmd, sizeof cmd, "chmod -R u+w %s && rm -rf %s", dir, dir);
