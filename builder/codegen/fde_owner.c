@@ -16,22 +16,25 @@ static int cmp_span(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Each FDE's owned window into [lo, hi) of its span (hi = lo: none). */
+/* Each FDE's owned window into [lo, hi) of its span (hi = lo: none);
+ * F sorted by cmp_span.  FDEs of no length are skipped, not obstacles. */
 static void windows(fde_span *f, size_t nf)
 {
+	const fde_span *prev = NULL; /* the last FDE with a window */
 	for (size_t i = 0; i < nf; i++) {
 		if (f[i].lo >= f[i].hi) {
 			f[i].hi = f[i].lo;
 			continue;
 		}
-		if (i && f[i - 1].debug_frame == f[i].debug_frame &&
-		    f[i - 1].lo == f[i].lo) { /* a tie, lost to the earlier */
+		if (prev && prev->debug_frame == f[i].debug_frame &&
+		    prev->lo == f[i].lo) { /* a tie, lost to the earlier */
 			f[i].hi = f[i].lo;
 			continue;
 		}
+		prev = &f[i];
 		for (size_t k = i + 1; k < nf && f[k].debug_frame == f[i].debug_frame;
 		     k++) {
-			if (f[k].lo > f[i].lo) {
+			if (f[k].lo > f[i].lo && f[k].lo < f[k].hi) {
 				if (f[k].lo < f[i].hi)
 					f[i].hi = f[k].lo;
 				break;

@@ -175,6 +175,9 @@ static const tcase cases[] = {
 	{ "cfa big", INSNS(DW_CFA_def_cfa, 7, 0x80, 0x80, 0x80, 0x80, 0x10,
 			   DW_CFA_offset | 3, 0x80, 0x80, 0x80, 0x80, 0x02),
 	  99, false },
+	/* an offset beyond 32 bits with nothing read: the CFA is compared */
+	{ "cfa 2^40", INSNS(DW_CFA_def_cfa, 7, 0x80, 0x80, 0x80, 0x80, 0x80,
+			    0x20, DW_CFA_same_value, 16), 0, false },
 	/* register rules */
 	{ "far saves", INSNS(DW_CFA_def_cfa_offset, 96, DW_CFA_offset | 3, 11, DW_CFA_offset | 6, 10), 0, false },
 	{ "saves", INSNS(DW_CFA_def_cfa_offset, 56, DW_CFA_offset | 3, 7,

@@ -5,7 +5,7 @@
  * first in the section among equal starts), none if the address is past
  * that FDE's end; .debug_frame, by the same rule, fills only what
  * .eh_frame leaves.  Hand-built sections of nested, equal-start and
- * partly overlapping FDEs, compiled (ehelf_compile_reader), loaded
+ * partly overlapping FDEs and one of no length, compiled (ehelf_compile_reader), loaded
  * (ehelf_object_open) and stepped in both modes at the addresses where
  * the rule decides.
  */
@@ -49,26 +49,7 @@ static void instructions(bbuf *b, const fde_spec *f)
 static void section(bbuf *b, bool eh, const fde_spec *f, size_t n)
 {
 	b->n = 0;
-	size_t cie = b_begin32(b);
-	b_u32(b, eh ? 0 : DW_CIE_ID_32);
-	b_u8(b, eh ? 1 : 4);
-	b_str(b, eh ? "zR" : "");
-	if (!eh) {
-		b_u8(b, 8);
-		b_u8(b, 0);
-	}
-	b_uleb(b, 1); b_sleb(b, -8);
-	if (eh) {
-		b_u8(b, 16);
-		b_uleb(b, 1);
-		b_u8(b, DW_EH_PE_pcrel | DW_EH_PE_sdata4);
-	} else {
-		b_uleb(b, 16);
-	}
-	b_u8(b, DW_CFA_def_cfa); b_uleb(b, 7); b_uleb(b, 8);
-	b_u8(b, DW_CFA_offset | 16); b_uleb(b, 1);
-	b_pad(b, cie);
-	b_end32(b, cie);
+	size_t cie = b_cie_rsp8(b, eh, false);
 	for (size_t i = 0; i < n; i++) {
 		size_t at = b_begin32(b);
 		if (eh) {
@@ -96,6 +77,7 @@ static const fde_spec eh_fdes[] = {
 	/* equal starts: the first wins */
 	{ 0x2000, 0x10, 8, 0x08, 16 },    /* C */
 	{ 0x2000, 0x10, 24, 0, 0 },       /* D */
+	{ 0x2004, 0, 40, 0, 0 },          /* of no length: ignored */
 	/* partly overlapping: F from its start */
 	{ 0x3000, 0x40, 8, 0x20, 16 },    /* E */
 	{ 0x3030, 0x30, 40, 0, 0 },       /* F */
