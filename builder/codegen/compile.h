@@ -23,7 +23,7 @@
 /* The code generator's version, recorded with each eh_elf in the batch
  * database: bump it when the code generator's output changes for the same
  * input (ehelf-batch then rebuilds the eh_elfs of older versions). */
-#define EHELF_GENERATOR_VERSION 3
+#define EHELF_GENERATOR_VERSION 4
 
 /* The largest eh_elf the loader accepts (client-lib/eh_elf_check.h's
  * EH_ELF_MAX_BYTES; a unit test holds them equal): larger are refused. */
