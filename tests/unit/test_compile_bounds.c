@@ -6,7 +6,9 @@
  *    nothing written, the process's peak memory small) and by the library
  *    (ERR_UNSUPPORTED, the message the batch builder records);
  *  - an FDE of 64 MiB, within the bound, compiles to an eh_elf the loader
- *    accepts, no larger than the bound says, that steps right at both ends;
+ *    accepts, no larger than the bound says, that steps right at both ends
+ *    (and ehelf-compile writes nothing when it cannot have the loader
+ *    check its output);
  *  - the compiler's size limit is the loader's.
  */
 #define _GNU_SOURCE
@@ -53,10 +55,11 @@ static void debug_frame(bbuf *b, uint64_t span)
 	b_end32(b, f);
 }
 
-/* ehelf-compile IN -o OUT in a child, stderr to DIR/err; its exit status
- * (-1 if killed) and peak resident memory in KiB. */
+/* ehelf-compile IN -o OUT in a child (with $TMPDIR set to TMPDIR unless
+ * NULL), stderr to DIR/err; its exit status (-1 if killed) and peak
+ * resident memory in KiB. */
 static int compile_cli(const char *build, const char *in, const char *out,
-		       long *maxrss_kib)
+		       const char *tmpdir, long *maxrss_kib)
 {
 	char prog[600], err[600];
 	snprintf(prog, sizeof prog, "%s/bin/ehelf-compile", build);
@@ -67,6 +70,8 @@ static int compile_cli(const char *build, const char *in, const char *out,
 		if (fd >= 0)
 			dup2(fd, 2);
 		alarm(60);
+		if (tmpdir)
+			setenv("TMPDIR", tmpdir, 1);
 		execl(prog, prog, in, "-o", out, (char *)NULL);
 		_exit(127);
 	}
@@ -150,7 +155,7 @@ static void huge_span(const char *build)
 	CHECK(stat(elf, &sst) == 0 && sst.st_size < 256 << 10);
 	snprintf(out, sizeof out, "%s/huge.eh", dir);
 	long rss = 0;
-	CHECK(compile_cli(build, elf, out, &rss) == 1);
+	CHECK(compile_cli(build, elf, out, NULL, &rss) == 1);
 	CHECK_CONTAINS(slurp_err(), "span 128.0 GiB");
 	CHECK_CONTAINS(slurp_err(), "refused");
 	CHECK(!exists(out));
@@ -199,7 +204,14 @@ static void span_within_bound(const char *build)
 	make_elf(build, &b, "wide", elf, sizeof elf);
 	snprintf(out, sizeof out, "%s/wide.eh", dir);
 	long rss = 0;
-	CHECK(compile_cli(build, elf, out, &rss) == 0);
+	/* the output is checked by the loader before it is written: where
+	 * that check cannot be made, nothing is written */
+	char nowhere[700];
+	snprintf(nowhere, sizeof nowhere, "%s/no-such-dir", dir);
+	CHECK(compile_cli(build, elf, out, nowhere, &rss) == 1);
+	CHECK_CONTAINS(slurp_err(), "to check the eh_elf with the loader");
+	CHECK(!exists(out));
+	CHECK(compile_cli(build, elf, out, NULL, &rss) == 0);
 	ehelf_object *o = ehelf_object_open(out);
 	CHECK(o != NULL);
 	if (!o)
