@@ -63,7 +63,7 @@ CODEGEN_SRC := builder/codegen/x86_asm.c builder/codegen/ruleset.c \
                builder/codegen/body_gen.c builder/codegen/entry_gen.c \
                builder/codegen/summary.c builder/codegen/eh_elf_writer.c \
                builder/codegen/ruleset_fp.c builder/codegen/sframe_est.c \
-               builder/codegen/compile.c
+               builder/codegen/fde_owner.c builder/codegen/compile.c
 CFI_LIB := $(B)/lib/libehelf-cfi.a
 CODEGEN_LIB := $(B)/lib/libehelf-codegen.a
 # the three (libehelf-common.a's rule is with ehelf-server's), in link order
@@ -219,7 +219,7 @@ $(B)/lib/pkgconfig/libehelf.pc: client-lib/libehelf.pc.in
 	@mkdir -p $(dir $@)
 	sed 's|@PREFIX@|$(abspath $(B))|; s|@INCLUDEDIR@|$(abspath client-lib/include)|' $< > $@
 
-$(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB)
+$(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -228,7 +228,7 @@ $(B)/bin/ehelf-find: $(B)/obj/client-lib/ehelf_find.o $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
 
-TESTSUPPORT_SRC := tests/codegen/ir_eval.c tests/common/corpus_run.c
+TESTSUPPORT_SRC := tests/codegen/ir_eval.c tests/codegen/table_check.c tests/common/corpus_run.c
 TESTSUPPORT_LIB := $(B)/lib/libehelf-testsupport.a
 $(TESTSUPPORT_LIB): $(TESTSUPPORT_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)

@@ -25,6 +25,7 @@
 #include "../common/buildid.h"
 #include "../common/elf_file.h"
 #include "../common/sign.h"
+#include "../client-lib/include/ehelf.h"
 #include "../client-lib/include/ehelf_abi.h"
 #include "cfi/cfi_reader.h"
 #include "cfi/uw_dump.h"
@@ -221,8 +222,48 @@ static int write_output(const char *out, const uint8_t *image, size_t len,
 	return rc < 0 ? rc : atomic_write(out, NULL, image, len, err);
 }
 
+/* Does the loader accept IMAGE?  It is put in a private temporary file
+ * (in $TMPDIR, else /tmp) and opened with ehelf_object_open, which checks
+ * every eh_elf as it loads it: what the compiler writes is never what the
+ * loader refuses.  Returns 0, or ERR_UNSUPPORTED / ERR_IO with the
+ * reason. */
+static int loader_accepts(const char *src, const uint8_t *image, size_t len,
+			  ehelf_err *err)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char path[4200];
+	snprintf(path, sizeof path, "%s/ehelf-compile-check-XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return err_set(err, ERR_IO, "%s: cannot create a temporary file "
+			       "to check the eh_elf with the loader: %s", path,
+			       strerror(errno));
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, image + done, len - done);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	int rc = 0;
+	if (close(fd) != 0 || done != len) {
+		rc = err_set(err, ERR_IO, "%s: cannot write the eh_elf to check "
+			     "it with the loader: %s", path, strerror(errno));
+	} else {
+		ehelf_object *o = ehelf_object_open(path);
+		if (!o)
+			rc = err_set(err, ERR_UNSUPPORTED, "%s: its eh_elf would be "
+				     "refused by the loader (%s): not written",
+				     src, ehelf_last_error());
+		ehelf_object_close(o);
+	}
+	unlink(path);
+	return rc;
+}
+
 /* Open the input (and the debug file), check the expected build-ID,
- * compile, sign, write; print the statistics. */
+ * compile, check with the loader, sign, write; print the statistics. */
 static int compile_file(compile_job *j)
 {
 	ehelf_err err = { 0 };
@@ -259,6 +300,8 @@ static int compile_file(compile_job *j)
 	if (have_dbg)
 		elf_file_close(&dbg);
 	elf_file_close(&f);
+	if (rc == 0)
+		rc = loader_accepts(j->src, image, len, &err);
 	if (rc == 0 && j->key)
 		rc = sign_ehelf(j->key, hex, image, len, line, sizeof line, &err);
 	if (rc >= 0)

@@ -67,7 +67,8 @@ static void param(gen_ctx *g, int dst, int index)
 	}
 }
 
-/* dst = src + off for any 64-bit offset. */
+/* dst = src + off for any 64-bit offset; dst != src (an offset beyond 32
+ * bits is loaded into dst first). */
 static void add_off(x86_asm *a, int dst, int src, int64_t off)
 {
 	if (fits32(off)) {
@@ -207,10 +208,13 @@ int body_emit(gen_ctx *g, const ruleset *rs, bool parametric, char *why,
 		if (parametric) {
 			param(g, g->cfa, BODY_P_CFA);
 			x86_alu_rm(a, ALU_ADD, g->cfa, M(g->in, GEN_REG_SIZE * r->cfa.reg));
-		} else {
+		} else if (fits32(r->cfa.off)) {
 			x86_mov_load(a, g->cfa, M(g->in, GEN_REG_SIZE * r->cfa.reg));
 			if (r->cfa.off)
-				add_off(a, g->cfa, g->cfa, r->cfa.off);
+				x86_lea(a, g->cfa, M(g->cfa, (int32_t)r->cfa.off));
+		} else { /* the offset first: add_off needs two registers */
+			x86_mov_ri(a, g->cfa, (uint64_t)r->cfa.off);
+			x86_alu_rm(a, ALU_ADD, g->cfa, M(g->in, GEN_REG_SIZE * r->cfa.reg));
 		}
 	} else if (expr_emit(g, r->cfa.expr, r->cfa.expr_len, false, g->cfa,
 			     why, whylen) < 0) {

@@ -1,6 +1,7 @@
 /* compile.c - see compile.h. */
 #include "compile.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,27 +12,29 @@
 #include "../cfi/dwarf_op.h"
 #include "eh_elf_writer.h"
 #include "entry_gen.h"
+#include "fde_owner.h"
 #include "lookup_table.h"
 #include "ruleset.h"
 #include "ruleset_fp.h"
 #include "summary.h"
 
-typedef struct ivec {
-	lt_interval *v;
+typedef struct spanvec {
+	fde_span *v;
 	size_t n, cap;
-} ivec;
+	uw_fde widest;      /* the FDE of the largest span (no rows kept) */
+} spanvec;
 
-static int ivec_push(ivec *iv, lt_interval x)
+static int span_push(spanvec *s, fde_span x)
 {
-	if (iv->n == iv->cap) {
-		size_t cap = iv->cap ? 2 * iv->cap : 4096;
-		lt_interval *v = realloc(iv->v, cap * sizeof *v);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		fde_span *v = realloc(s->v, cap * sizeof *v);
 		if (!v)
 			return ERR_NOMEM;
-		iv->v = v;
-		iv->cap = cap;
+		s->v = v;
+		s->cap = cap;
 	}
-	iv->v[iv->n++] = x;
+	s->v[s->n++] = x;
 	return 0;
 }
 
@@ -110,7 +113,8 @@ static void detail_fde(ehelf_compile_detail *d, const uw_fde *fde)
 /* Read every row: intern its rule set, record its interval.  With DET,
  * the time inside the reader and the interning are measured apart. */
 static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
-		     ivec *iv, ehelf_compile_stats *st, ehelf_coverage *cov,
+		     lt_intervals *iv, spanvec *fdes, ehelf_compile_stats *st,
+		     ehelf_coverage *cov,
 		     ehelf_compile_detail *det, uint64_t *pc_lo,
 		     uint64_t *pc_hi, ehelf_err *err)
 {
@@ -126,6 +130,17 @@ static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
 			det->read_ms += t1 - t0;
 		}
 		st->fdes++;
+		rc = span_push(fdes, (fde_span){
+			.lo = fde.lo, .hi = fde.hi, .seq = (uint32_t)st->fdes,
+			.debug_frame = fde.section &&
+				       strcmp(fde.section, ".debug_frame") == 0,
+			.first = iv->n, .nrows = fde.nrows });
+		if (rc < 0)
+			err_set(err, rc, "out of memory");
+		if (fdes->n == 1 || fde.hi - fde.lo > fdes->widest.hi - fdes->widest.lo) {
+			fdes->widest = fde;
+			fdes->widest.rows = NULL;
+		}
 		for (size_t i = 0; i < fde.nrows && rc >= 0; i++) {
 			const uw_row *row = &fde.rows[i];
 			int64_t idx = ruleset_intern(rs, &row->r,
@@ -135,7 +150,7 @@ static int read_rows(cfi_reader *r, const char *name, ruleset_table *rs,
 				break;
 			}
 			rs->v[idx].nrows++;
-			rc = ivec_push(iv, (lt_interval){ row->lo, row->hi,
+			rc = lt_intervals_push(iv, (lt_interval){ row->lo, row->hi,
 							  (uint32_t)idx, seq++ });
 			if (rc < 0)
 				err_set(err, rc, "out of memory");
@@ -335,6 +350,38 @@ int ehelf_compile_elf(elf_file *f, const ehelf_compile_opts *opts,
 	return rc;
 }
 
+/* BYTES as "128.0 GiB", "3.5 MiB" or "4096 bytes" into BUF. */
+static const char *human_bytes(uint64_t bytes, char buf[32])
+{
+	if (bytes >= 1ull << 30)
+		snprintf(buf, 32, "%.1f GiB", (double)bytes / (double)(1ull << 30));
+	else if (bytes >= 1ull << 20)
+		snprintf(buf, 32, "%.1f MiB", (double)bytes / (double)(1ull << 20));
+	else
+		snprintf(buf, 32, "%" PRIu64 " bytes", bytes);
+	return buf;
+}
+
+/* The message of a table lt_build refused for its span (LT says why). */
+static int span_refusal(const char *name, const lookup_table *lt,
+			uint64_t rows, const uw_fde *widest, ehelf_err *err)
+{
+	char span[32], need[32], bound[32], wide[32];
+	return err_set(err, ERR_UNSUPPORTED,
+		       "%s: %" PRIu64 " rows span %s of addresses (0x%" PRIx64
+		       "..0x%" PRIx64 "): the eh_elf's lookup pages would "
+		       "take %s, over the bound of %s for this many rows (1 "
+		       "MiB + %d bytes a table entry, docs/eh_elf.md); the "
+		       "widest FDE, %s+0x%" PRIx64 ", spans %s (0x%" PRIx64
+		       "..0x%" PRIx64 "): refused", name, rows,
+		       human_bytes(lt->span_hi - lt->span_lo, span),
+		       lt->span_lo, lt->span_hi, human_bytes(lt->rec_need, need),
+		       human_bytes(lt->rec_bound, bound), LT_REC_PER_ENTRY,
+		       widest->section ? widest->section : "?", widest->offset,
+		       human_bytes(widest->hi - widest->lo, wide), widest->lo,
+		       widest->hi);
+}
+
 int ehelf_compile_reader(cfi_reader *r, const char *name,
 			 const ehelf_compile_opts *opts, uint8_t **image,
 			 size_t *len, ehelf_compile_stats *stats,
@@ -360,28 +407,43 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 		memcpy(info.build_id, id, idlen);
 
 	ruleset_table rs;
-	ivec iv = { 0 };
+	lt_intervals iv = { 0 };
 	lookup_table lt = { 0 };
 	gen_blob blob = { 0 };
 	if (ruleset_table_init(&rs) < 0)
 		return err_set(err, ERR_NOMEM, "out of memory");
-	int rc = read_rows(r, name, &rs, &iv, st, cov, det, &info.pc_lo,
+	spanvec fdes = { 0 };
+	int rc = read_rows(r, name, &rs, &iv, &fdes, st, cov, det, &info.pc_lo,
 			   &info.pc_hi, err);
 	if (rc < 0)
 		goto out;
 	info.rows = st->rows;
 	double t = det ? now_ms() : 0;
+	lt_interval *owned;
+	size_t nowned;
+	uint64_t cut;
+	rc = fde_owner_clip(fdes.v, fdes.n, iv.v, &owned, &nowned, &cut);
+	if (rc < 0) {
+		err_set(err, rc, "out of memory");
+		goto out;
+	}
+	free(iv.v);
+	iv = (lt_intervals){ owned, nowned, nowned };
 	rc = lt_build(&lt, iv.v, iv.n);
 	if (det) {
 		det->rules_ms += now_ms() - t;
 		t = now_ms();
+	}
+	if (rc == ERR_UNSUPPORTED) {
+		span_refusal(name, &lt, st->rows, &fdes.widest, err);
+		goto out;
 	}
 	if (rc < 0) {
 		err_set(err, rc, "%s: cannot build the lookup table", name);
 		goto out;
 	}
 	st->entries = lt.nentries;
-	st->overlaps = lt.overlaps;
+	st->overlaps = cut + lt.overlaps;
 	st->rulesets = (uint32_t)rs.n;
 	rc = gen_blob_build_form(&blob, &lt, &rs, &info,
 				 opts ? (gen_form)opts->code_form : GEN_FORM_AUTO);
@@ -431,14 +493,25 @@ int ehelf_compile_reader(cfi_reader *r, const char *name,
 	rc = eh_elf_write(&parts, image, len);
 	if (det)
 		det->image_ms = now_ms() - t;
-	if (rc < 0)
+	if (rc < 0) {
 		err_set(err, rc, "%s: cannot write the eh_elf", name);
-	else
+	} else if (*len > EHELF_COMPILE_MAX_BYTES) {
+		char size[32];
+		rc = err_set(err, ERR_UNSUPPORTED, "%s: the eh_elf would take %s, "
+			     "more than the %u MiB the loader accepts: refused",
+			     name, human_bytes(*len, size),
+			     EHELF_COMPILE_MAX_BYTES >> 20);
+		free(*image);
+		*image = NULL;
+		*len = 0;
+	} else {
 		st->output_bytes = *len;
+	}
 out:
 	gen_blob_free(&blob);
 	lt_free(&lt);
 	free(iv.v);
+	free(fdes.v);
 	ruleset_table_free(&rs);
 	if (!stats || rc < 0)
 		ehelf_compile_stats_free(st);

@@ -3,9 +3,10 @@
  * by ehelf-compile and the batch builder).
  *
  * Pipeline: CFI reader (every FDE of .eh_frame, then .debug_frame) -> rule
- * sets interned, rows as intervals -> lookup table -> machine code for both
- * entry points and every rule body -> eh_elf file image.  Rows of
- * .debug_frame only fill addresses .eh_frame does not cover.
+ * sets interned, rows as intervals -> rows cut to the addresses their FDE
+ * owns where FDEs overlap (fde_owner.h; .debug_frame only fills what
+ * .eh_frame does not cover) -> lookup table -> machine code for both entry
+ * points and every rule body -> eh_elf file image.
  */
 #ifndef EHELF_CODEGEN_COMPILE_H
 #define EHELF_CODEGEN_COMPILE_H
@@ -22,7 +23,11 @@
 /* The code generator's version, recorded with each eh_elf in the batch
  * database: bump it when the code generator's output changes for the same
  * input (ehelf-batch then rebuilds the eh_elfs of older versions). */
-#define EHELF_GENERATOR_VERSION 3
+#define EHELF_GENERATOR_VERSION 4
+
+/* The largest eh_elf the loader accepts (client-lib/eh_elf_check.h's
+ * EH_ELF_MAX_BYTES; a unit test holds them equal): larger are refused. */
+#define EHELF_COMPILE_MAX_BYTES (512u << 20)
 
 typedef struct ehelf_unsupported {
 	uint32_t ruleset;
@@ -141,8 +146,11 @@ typedef struct ehelf_compile_opts {
 
 /* Compile F into a file image (*IMAGE malloc'd, *LEN bytes).  Returns 0,
  * ERR_NOTFOUND (no unwind tables), ERR_FORMAT / ERR_UNSUPPORTED (from the
- * CFI reader, with the file and offset), or ERR_NOMEM.  OPTS and STATS may
- * be NULL. */
+ * CFI reader, with the file and offset), ERR_UNSUPPORTED for a table whose
+ * address span is out of proportion to its rows (docs/eh_elf.md,
+ * "Bounds": refused before anything of the span's size is allocated, the
+ * message naming the span and the widest FDE) or an image larger than
+ * EHELF_COMPILE_MAX_BYTES, or ERR_NOMEM.  OPTS and STATS may be NULL. */
 int ehelf_compile_elf(elf_file *f, const ehelf_compile_opts *opts,
 		      uint8_t **image, size_t *len, ehelf_compile_stats *stats,
 		      ehelf_err *err);

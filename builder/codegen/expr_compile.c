@@ -145,10 +145,13 @@ static int analyse(expr *e, const uint8_t *bytes, uint32_t len, bool push_cfa,
 			if (x->target < 0)
 				return unsupported(why, whylen, "branch to the middle "
 						   "of an operation or outside");
+			if (x->target <= i) /* the only way an expression loops */
+				return unsupported(why, whylen, "backward branch at "
+						   "operation %d (could loop "
+						   "forever)", i);
 		}
 	}
-	/* propagate depths; ops are visited in order, and backward branches
-	 * are re-checked until nothing changes */
+	/* propagate depths along the (forward-only) control flow */
 	int depth_end = -1;
 	int init = push_cfa ? 1 : 0;
 	int work[MAX_OPS + 1], nwork = 0;

@@ -143,7 +143,13 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 		t->base = e.v[0].addr & ~((1ull << LT_PAGE_BITS) - 1);
 		choose_pages(t, &e, t->base);
 		uint64_t pages = ((e.v[e.n - 1].addr - t->base) >> t->page_bits) + 1;
-		if (pages >= UINT32_MAX || e.n >= UINT32_MAX) {
+		uint64_t need = pages * t->stride; /* pages < 2^52: no overflow */
+		uint64_t bound = LT_REC_FLOOR + (uint64_t)LT_REC_PER_ENTRY * e.n;
+		if (need > bound || pages >= UINT32_MAX || e.n >= UINT32_MAX) {
+			t->rec_need = need;
+			t->rec_bound = bound;
+			t->span_lo = e.v[0].addr;
+			t->span_hi = e.v[e.n - 1].addr;
 			free(e.v);
 			return ERR_UNSUPPORTED;
 		}
@@ -194,6 +200,20 @@ int lt_build(lookup_table *t, lt_interval *iv, size_t n)
 			t->max_rule = e.v[i].rule;
 	}
 	free(e.v);
+	return 0;
+}
+
+int lt_intervals_push(lt_intervals *iv, lt_interval x)
+{
+	if (iv->n == iv->cap) {
+		size_t cap = iv->cap ? 2 * iv->cap : 4096;
+		lt_interval *v = realloc(iv->v, cap * sizeof *v);
+		if (!v)
+			return ERR_NOMEM;
+		iv->v = v;
+		iv->cap = cap;
+	}
+	iv->v[iv->n++] = x;
 	return 0;
 }
 

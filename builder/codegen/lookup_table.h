@@ -26,6 +26,12 @@
  * for which that holds and the records take the fewest bytes (dense code,
  * as in libLLVM, needs smaller pages); else 4 KiB pages with two-byte
  * counts after `first`.
+ *
+ * Bound: the page records cover the span from the first entry to the
+ * last, whatever lies between, so a table is refused when they would take
+ * more than LT_REC_FLOOR + LT_REC_PER_ENTRY bytes per entry (1 MiB, and
+ * 64 bytes an entry: this machine's ELFs need at most 3.3 bytes an entry):
+ * the lookup table's memory and output follow the entries, not the span.
  */
 #ifndef EHELF_CODEGEN_LOOKUP_TABLE_H
 #define EHELF_CODEGEN_LOOKUP_TABLE_H
@@ -45,6 +51,9 @@ enum {
 	LT_ESCAPE = 0xff,
 	LT_ESC_BLOCK_BITS = 7,
 	LT_ESC_BLOCK = 1 << LT_ESC_BLOCK_BITS,
+	/* the bound on the page records' bytes (above) */
+	LT_REC_FLOOR = 1 << 20,
+	LT_REC_PER_ENTRY = 64,
 };
 
 typedef struct lt_interval {
@@ -52,6 +61,15 @@ typedef struct lt_interval {
 	uint32_t rule;     /* >= 1 */
 	uint32_t seq;      /* input order: earlier wins on overlap */
 } lt_interval;
+
+/* A growable array of intervals. */
+typedef struct lt_intervals {
+	lt_interval *v;
+	size_t n, cap;
+} lt_intervals;
+
+/* Append X to IV.  Returns 0 or ERR_NOMEM (IV unchanged). */
+int lt_intervals_push(lt_intervals *iv, lt_interval x);
 
 typedef struct lookup_table {
 	uint64_t base;         /* page-aligned start */
@@ -68,10 +86,15 @@ typedef struct lookup_table {
 	size_t nentries;
 	uint32_t max_rule;
 	uint64_t overlaps;     /* intervals (partly) hidden by earlier ones */
+	/* set when the bound refused the table: the page records' bytes it
+	 * would need, the bound for its entries, and the span [lo, hi) */
+	uint64_t rec_need, rec_bound, span_lo, span_hi;
 } lookup_table;
 
 /* Build from N intervals (reordered in place).  Returns 0, ERR_NOMEM, or
- * ERR_UNSUPPORTED when the covered span needs more than 2^32 pages. */
+ * ERR_UNSUPPORTED when the page records would exceed the bound above (or
+ * 2^32 pages), with rec_need, rec_bound and the span set; nothing large
+ * is allocated before that test. */
 int lt_build(lookup_table *t, lt_interval *iv, size_t n);
 void lt_free(lookup_table *t);
 

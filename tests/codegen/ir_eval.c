@@ -152,7 +152,9 @@ static int eval_expr(const uint8_t *expr, uint32_t len, const uint64_t *cfa,
 			/* fall through */
 		case DW_OP_skip: {
 			int64_t to = (int64_t)op.offset + 3 + (int64_t)op.n1;
-			if (to < 0 || to > (int64_t)len)
+			/* backward branches are refused, as the compiler
+			 * does (docs/eh_elf.md): no expression loops */
+			if (to <= (int64_t)op.offset || to > (int64_t)len)
 				return EHELF_E_UNSUPPORTED;
 			c.p = expr + to;
 			break;

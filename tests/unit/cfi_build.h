@@ -6,6 +6,8 @@
 #ifndef EHELF_TESTS_CFI_BUILD_H
 #define EHELF_TESTS_CFI_BUILD_H
 
+#include <dwarf.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +78,34 @@ static inline void b_pad(bbuf *b, size_t at)
 {
 	while ((b->n - at) % 8)
 		b_u8(b, 0);
+}
+
+/* A CIE of CFA rsp+8, return address at CFA-8: for .eh_frame (EH)
+ * "zR" with pc-relative 4-byte addresses ("zRS", a signal frame's, with
+ * SIGNAL), else version 4 with 8-byte addresses.  Returns its offset. */
+static inline size_t b_cie_rsp8(bbuf *b, bool eh, bool signal)
+{
+	size_t at = b_begin32(b);
+	b_u32(b, eh ? 0 : DW_CIE_ID_32);
+	b_u8(b, eh ? 1 : 4);
+	b_str(b, !eh ? "" : signal ? "zRS" : "zR");
+	if (!eh) {
+		b_u8(b, 8);
+		b_u8(b, 0);
+	}
+	b_uleb(b, 1); b_sleb(b, -8);
+	if (eh) {
+		b_u8(b, 16);
+		b_uleb(b, 1);
+		b_u8(b, DW_EH_PE_pcrel | DW_EH_PE_sdata4);
+	} else {
+		b_uleb(b, 16);
+	}
+	b_u8(b, DW_CFA_def_cfa); b_uleb(b, 7); b_uleb(b, 8);
+	b_u8(b, DW_CFA_offset | 16); b_uleb(b, 1);
+	b_pad(b, at);
+	b_end32(b, at);
+	return at;
 }
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "../common/xorshift.h"
 #include "../../builder/codegen/lookup_table.h"
+#include "../../common/err.h"
 #include "unit.h"
 
 enum { MAXN = 20000 };
@@ -106,8 +107,16 @@ int main(void)
 	check("5-30 bytes", make(&rng, 3000, 0x1000, 10, 20, 0, 40), &rng, &widths, &page_bits);
 	/* functions of 1-64 bytes with padding, some overlapping */
 	check("overlaps", make(&rng, 5000, 0x10000, 16, 64, 4, 20), &rng, &widths, &page_bits);
-	/* sparse: megabytes between functions */
-	check("sparse", make(&rng, 500, 0x200000, 1u << 22, 300, 0, 5), &rng, &widths, &page_bits);
+	/* sparse: tens of kilobytes between functions */
+	check("sparse", make(&rng, 500, 0x200000, 1u << 17, 300, 0, 5), &rng, &widths, &page_bits);
+	/* megabytes between functions: page records out of proportion to
+	 * the entries (lookup_table.h's bound), refused */
+	size_t n = make(&rng, 500, 0x200000, 1u << 22, 300, 0, 5);
+	lookup_table t;
+	CHECK(lt_build(&t, iv, n) == ERR_UNSUPPORTED);
+	CHECK(t.rec_need > t.rec_bound && t.rec_bound > LT_REC_FLOOR);
+	CHECK(t.span_lo >= 0x200000 && t.span_hi > t.span_lo + (256ull << 20));
+	CHECK(t.rec == NULL && t.cnt == NULL);
 	check("one", make(&rng, 1, 0xfff, 1, 1, 0, 1), &rng, &widths, &page_bits);
 	CHECK(widths == ((1u << 1) | (1u << 2)));
 	for (unsigned b = LT_MIN_PAGE_BITS; b <= LT_PAGE_BITS; b++)
