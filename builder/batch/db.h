@@ -92,6 +92,16 @@ typedef struct db_ehelf {
 int db_put_ehelf(batch_db *db, const char *hex, const db_ehelf *e,
 		 ehelf_err *err);
 
+/* Record PATH of package PACKAGE_ID, a hard link to its member TARGET, as
+ * TARGET's files row says (built read as present), its status into
+ * STATUS.  Returns 1, 0 when TARGET has no row (not an ELF), or ERR_IO. */
+int db_link_file(batch_db *db, int64_t package_id, const char *target,
+		 const char *path, char status[16], ehelf_err *err);
+
+/* Delete HEX's eh_elfs row and its detail rows (a build-ID in conflict:
+ * db_conflict.h). */
+int db_forget_ehelf(batch_db *db, const char *hex, ehelf_err *err);
+
 /* Record that key SIGNED_BY signed HEX's eh_elf. */
 int db_set_signed(batch_db *db, const char *hex, const char *signed_by,
 		  ehelf_err *err);

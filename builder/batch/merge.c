@@ -135,7 +135,7 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 		     merge_summary *sum, ehelf_err *err)
 {
 	store in;
-	int rc = store_open(&in, dir, err);
+	int rc = store_at(&in, dir, err);
 	if (rc < 0)
 		return rc;
 	char dbpath[4200];
@@ -288,5 +288,6 @@ int batch_merge(const char *out_store, const char *out_db,
 		sum->ehelfs = count_rows(db_handle(db), "eh_elfs");
 		db_close(db);
 	}
+	store_close(&out);
 	return rc;
 }
