@@ -220,13 +220,17 @@ CREATE TABLE IF NOT EXISTS unsupported (
 
 -- Since version 3 (created by the ehelf-batch that checks for conflicts;
 -- absent from databases older ones wrote): the unwind tables each eh_elf
--- was compiled from, as a digest: SHA-256 of the source ELF's .eh_frame
--- (its sh_addr as 8 bytes little-endian, then its contents), or of its
--- .debug_frame the same way when it has no .eh_frame contents.  A later
--- file of the same build-ID with another digest is a conflict.
+-- was compiled from, as a digest: SHA-256 over its source ELF's .eh_frame
+-- then .debug_frame, each with contents (a NUL-terminated name, sh_addr
+-- and size as 8 bytes little-endian, the contents, decompressed).  A
+-- later file of the same build-ID with another digest is a conflict,
+-- unless one of the two is a separate debug file (no .text contents):
+-- such a file never decides against an ELF with code (a later ELF with
+-- code replaces the eh_elf a debug file gave), nor conflicts with one.
 CREATE TABLE IF NOT EXISTS cfi_sources (
-	build_id   TEXT PRIMARY KEY,
-	cfi_sha256 TEXT NOT NULL
+	build_id       TEXT PRIMARY KEY,
+	cfi_sha256     TEXT NOT NULL,
+	separate_debug INTEGER NOT NULL   -- 1: built from a separate debug file
 );
 
 -- Since version 3, likewise: files that share a build-ID but not their

@@ -49,3 +49,18 @@ void escape_csv(FILE *out, const char *s)
 	}
 	putc('"', out);
 }
+
+void escape_csv_text(FILE *out, const char *s)
+{
+	if (!s[0] || !strchr("=+-@\t\r", s[0])) {
+		escape_csv(out, s);
+		return;
+	}
+	fputs("\"'", out);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			putc('"', out);
+		putc(*p, out);
+	}
+	putc('"', out);
+}

@@ -25,9 +25,9 @@ typedef struct claim {
 	char hex[BUILDID_HEX_MAX + 1];
 	bool done;           /* false: a worker is compiling it */
 	char status[16];     /* built, present, no-cfi, failed, conflict */
-	char cfi[65];        /* built, present: the digest of the unwind
-			      * tables it was built from (db_conflict.h),
-			      * "" if unknown (recorded by an older run) */
+	cfi_id cfi;          /* built, present: the unwind tables it was
+			      * built from (db_conflict.h); sha "" if
+			      * unknown (recorded by an older run) */
 	char error[256];
 	uint64_t ehelf_bytes;
 	struct claim *next;
@@ -150,13 +150,13 @@ static int end_transaction(shared *s, int rc, ehelf_err *err)
 /* ROW, and the eh_elf B built for it if not NULL, in one transaction;
  * with CFI (not NULL), HEX's digest too. */
 static void record(shared *s, const db_file *row, const char *hex,
-		   const db_ehelf *b, const char *cfi)
+		   const db_ehelf *b, const cfi_id *cfi)
 {
 	ehelf_err err = { 0 };
 	int rc = db_begin(s->db, &err);
 	if (rc == 0 && b)
 		rc = db_put_ehelf(s->db, hex, b, &err);
-	if (rc == 0 && cfi && cfi[0])
+	if (rc == 0 && cfi && cfi->sha[0])
 		rc = db_cfi_put(s->db, hex, cfi, &err);
 	if (rc == 0)
 		rc = db_put_file(s->db, row, &err);
@@ -268,7 +268,7 @@ static void count(shared *s, const char *status, uint64_t ehf, uint64_t hdr,
 static void compile_and_record(shared *s, elf_file *f,
 			       db_file *row, const char *hex,
 			       const uint8_t *raw, size_t rawlen,
-			       const char *cfi, claim *c)
+			       const cfi_id *cfi, claim *c)
 {
 	ehelf_err err = { 0 };
 	ehelf_coverage *cov = calloc(1, sizeof *cov);
@@ -327,7 +327,7 @@ static void compile_and_record(shared *s, elf_file *f,
 		snprintf(c->status, sizeof c->status, "%s", row->status);
 		snprintf(c->error, sizeof c->error, "%s", row->error ? row->error : "");
 		c->ehelf_bytes = row->ehelf;
-		snprintf(c->cfi, sizeof c->cfi, "%s", rc == 0 ? cfi : "");
+		c->cfi = rc == 0 ? *cfi : (cfi_id){ 0 };
 	}
 	pthread_cond_broadcast(&s->claim_done);
 	pthread_mutex_unlock(&s->lock);
@@ -386,7 +386,7 @@ static claim *claim_present(shared *s, const char *hex)
 		return NULL;
 	c->done = true;
 	snprintf(c->status, sizeof c->status, "present");
-	set_fatal(s, db_cfi_get(s->db, hex, c->cfi, &err), &err);
+	set_fatal(s, db_cfi_get(s->db, hex, &c->cfi, &err), &err);
 	char path[4096];
 	struct stat sb;
 	if (store_path(&s->st, hex, path, sizeof path) == 0 &&
@@ -434,7 +434,7 @@ static void sign_present(shared *s, const char *hex, claim *c)
  * from the database, then from the store).  Under the lock. */
 static void record_conflict(shared *s, claim *c, db_file *row,
 			    const char *pkg_name, const char *hex,
-			    const char *cfi)
+			    const cfi_id *cfi)
 {
 	ehelf_err err = { 0 };
 	char why[1024];
@@ -457,9 +457,9 @@ static void record_conflict(shared *s, claim *c, db_file *row,
 	row->ehelf = 0;
 	int rc = db_begin(s->db, &err);
 	if (rc == 0)
-		rc = opening ? db_conflict_open(s->db, hex, c->cfi, row, pkg_name,
-						cfi, &err)
-			     : db_conflict_add(s->db, hex, row, cfi, &err);
+		rc = opening ? db_conflict_open(s->db, hex, c->cfi.sha, row,
+						pkg_name, cfi->sha, &err)
+			     : db_conflict_add(s->db, hex, row, cfi->sha, &err);
 	if (rc == 0)
 		rc = db_put_file(s->db, row, &err);
 	rc = end_transaction(s, rc, &err);
@@ -526,8 +526,8 @@ static void process_elf(shared *s, const elf_job *j)
 	}
 
 	/* one compile per build-ID: wait for a worker doing it, or claim it */
-	char cfi[65];
-	cfi_digest(&f, cfi);
+	cfi_id cfi;
+	cfi_digest(&f, &cfi);
 	pthread_mutex_lock(&s->lock);
 	claim *c = claim_find(s, hex);
 	while (c && !c->done)
@@ -543,26 +543,30 @@ static void process_elf(shared *s, const elf_job *j)
 	}
 	bool known = c && (!strcmp(c->status, "built") ||
 			   !strcmp(c->status, "present"));
-	if (c && !known && strcmp(c->status, "conflict")) {
+	bool differ = known && c->cfi.sha[0] && strcmp(c->cfi.sha, cfi.sha);
+	if ((c && !known && strcmp(c->status, "conflict")) ||
+	    (differ && c->cfi.debug_file && !cfi.debug_file)) {
 		/* an earlier file with this build-ID had no usable unwind
 		 * tables (a separate debug file shares its build-ID with the
-		 * stripped binary): try this one */
+		 * stripped binary), or only a debug file's: try this one */
 		c->done = false;
 		snprintf(c->status, sizeof c->status, "%s", "");
 		pthread_mutex_unlock(&s->lock);
-		compile_and_record(s, &f, &row, hex, raw, rawlen, cfi, c);
+		compile_and_record(s, &f, &row, hex, raw, rawlen, &cfi, c);
 		return;
 	}
-	if (c && (!known || (c->cfi[0] && strcmp(c->cfi, cfi)))) {
+	if (c && (!known || (differ && !cfi.debug_file))) {
 		/* in conflict, or another file's eh_elf from other tables */
-		record_conflict(s, c, &row, j->meta->name, hex, cfi);
-	} else if (c) { /* known: compiled earlier, in this run or before */
+		record_conflict(s, c, &row, j->meta->name, hex, &cfi);
+	} else if (c) { /* known: compiled earlier, in this run or before
+			 * (or a debug file's tables against an ELF's) */
 		row.status = "present";
 		row.ehelf = c->ehelf_bytes;
 		/* a digest an older run did not record: this file's */
-		record(s, &row, NULL, NULL, c->cfi[0] ? NULL : cfi);
-		if (!c->cfi[0])
-			snprintf(c->cfi, sizeof c->cfi, "%s", cfi);
+		bool adopt = !c->cfi.sha[0];
+		record(s, &row, NULL, NULL, adopt ? &cfi : NULL);
+		if (adopt)
+			c->cfi = cfi;
 		count(s, row.status, row.eh_frame, row.eh_frame_hdr, 0);
 	}
 	if (c) {
@@ -572,7 +576,7 @@ static void process_elf(shared *s, const elf_job *j)
 	}
 	c = claim_add(s, hex);
 	pthread_mutex_unlock(&s->lock);
-	compile_and_record(s, &f, &row, hex, raw, rawlen, cfi, c);
+	compile_and_record(s, &f, &row, hex, raw, rawlen, &cfi, c);
 }
 
 /* ---- one package ----------------------------------------------------------- */

@@ -8,29 +8,33 @@
 
 #include "../../common/buildid.h"
 
-void cfi_digest(elf_file *f, char out[65])
+void cfi_digest(elf_file *f, cfi_id *out)
 {
-	out[0] = '\0';
+	out->sha[0] = '\0';
+	elf_section s;
+	out->debug_file = elf_file_section(f, ".text", &s, NULL) < 0 || s.nobits;
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	bool ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL), any = false;
 	static const char *const names[] = { ".eh_frame", ".debug_frame" };
-	for (int i = 0; i < 2; i++) {
-		elf_section s;
+	for (int i = 0; ok && i < 2; i++) {
 		if (elf_file_section(f, names[i], &s, NULL) < 0 || s.nobits ||
 		    !s.data || !s.size)
 			continue;
-		uint8_t addr[8], md[32];
-		for (int b = 0; b < 8; b++)
-			addr[b] = (uint8_t)(s.addr >> (8 * b));
-		EVP_MD_CTX *c = EVP_MD_CTX_new();
-		unsigned n = 0;
-		bool ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) &&
-			  EVP_DigestUpdate(c, addr, sizeof addr) &&
-			  EVP_DigestUpdate(c, s.data, s.size) &&
-			  EVP_DigestFinal_ex(c, md, &n);
-		EVP_MD_CTX_free(c);
-		if (ok)
-			buildid_to_hex(md, 32, out, 65);
-		return;
+		uint8_t le[16];
+		for (int b = 0; b < 8; b++) {
+			le[b] = (uint8_t)(s.addr >> (8 * b));
+			le[8 + b] = (uint8_t)(s.size >> (8 * b));
+		}
+		ok = EVP_DigestUpdate(c, names[i], strlen(names[i]) + 1) &&
+		     EVP_DigestUpdate(c, le, sizeof le) &&
+		     EVP_DigestUpdate(c, s.data, s.size);
+		any = true;
 	}
+	uint8_t md[32];
+	unsigned n = 0;
+	if (ok && any && EVP_DigestFinal_ex(c, md, &n))
+		buildid_to_hex(md, 32, out->sha, sizeof out->sha);
+	EVP_MD_CTX_free(c);
 }
 
 static int fail(sqlite3 *h, ehelf_err *err, const char *what)
@@ -68,20 +72,26 @@ static int exec(batch_db *db, const char *q, const char *const *args, int n,
 	return rc == SQLITE_DONE ? 0 : fail(h, err, "write failed");
 }
 
-int db_cfi_get(batch_db *db, const char *hex, char out[65], ehelf_err *err)
+int db_cfi_get(batch_db *db, const char *hex, cfi_id *out, ehelf_err *err)
 {
 	int got = 0;
+	char v[80];
 	const char *a[] = { hex };
-	int rc = exec(db, "SELECT cfi_sha256 FROM cfi_sources WHERE build_id = ?1",
-		      a, 1, out, 65, &got, err);
+	int rc = exec(db, "SELECT separate_debug || ' ' || cfi_sha256 FROM"
+		      " cfi_sources WHERE build_id = ?1", a, 1, v, sizeof v, &got,
+		      err);
+	out->debug_file = got && v[0] == '1';
+	snprintf(out->sha, sizeof out->sha, "%s", got && v[1] == ' ' ? v + 2 : "");
 	return rc < 0 ? rc : got;
 }
 
-int db_cfi_put(batch_db *db, const char *hex, const char *sha, ehelf_err *err)
+int db_cfi_put(batch_db *db, const char *hex, const cfi_id *id,
+	       ehelf_err *err)
 {
-	const char *a[] = { hex, sha };
-	return exec(db, "INSERT OR REPLACE INTO cfi_sources (build_id, cfi_sha256)"
-		    " VALUES (?1, ?2)", a, 2, NULL, 0, NULL, err);
+	const char *a[] = { hex, id->sha, id->debug_file ? "1" : "0" };
+	return exec(db, "INSERT OR REPLACE INTO cfi_sources (build_id, cfi_sha256,"
+		    " separate_debug) VALUES (?1, ?2, CAST(?3 AS INTEGER))", a, 3,
+		    NULL, 0, NULL, err);
 }
 
 int db_conflicted(batch_db *db, const char *hex, ehelf_err *err)

@@ -14,21 +14,27 @@
 #ifndef EHELF_BATCH_DB_CONFLICT_H
 #define EHELF_BATCH_DB_CONFLICT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../common/elf_file.h"
 #include "db.h"
 
-/* The digest of F's unwind tables (schema.sql, cfi_sources) as 64
- * lowercase hex digits into OUT; "" when F has none. */
-void cfi_digest(elf_file *f, char out[65]);
+/* The unwind tables of an ELF, as cfi_sources records them. */
+typedef struct cfi_id {
+	char sha[65];        /* 64 lowercase hex digits; "" when unknown */
+	bool debug_file;     /* a separate debug file (no .text contents) */
+} cfi_id;
 
-/* HEX's recorded digest into OUT: 1, or 0 when none is recorded ("" in
- * OUT), or ERR_IO. */
-int db_cfi_get(batch_db *db, const char *hex, char out[65], ehelf_err *err);
+/* The digest of F's unwind tables (schema.sql, cfi_sources) into OUT. */
+void cfi_digest(elf_file *f, cfi_id *out);
 
-/* Record SHA as the digest of HEX's eh_elf. */
-int db_cfi_put(batch_db *db, const char *hex, const char *sha,
+/* HEX's recorded digest into OUT: 1, or 0 when none is recorded (OUT->sha
+ * ""), or ERR_IO. */
+int db_cfi_get(batch_db *db, const char *hex, cfi_id *out, ehelf_err *err);
+
+/* Record ID as the digest of HEX's eh_elf. */
+int db_cfi_put(batch_db *db, const char *hex, const cfi_id *id,
 	       ehelf_err *err);
 
 /* 1 when HEX is in conflict, 0 when not, or ERR_IO. */

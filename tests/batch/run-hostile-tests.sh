@@ -275,8 +275,9 @@ cp "$z" "$T/conf/"
 bid=$(readelf -n "$libz" | sed -n 's/.*Build ID: //p')
 so="$T/sc/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).so"
 run conf --store "$T/sc" "$T/conf"
-r=$(q "$T/sc" "SELECT group_concat(p.name || ':' || c.path, ' ') FROM conflicts c
-              JOIN packages p ON p.id = c.package_id WHERE c.build_id = '$bid' ORDER BY p.name")
+r=$(q "$T/sc" "SELECT group_concat(x, ' ') FROM (SELECT p.name || ':' || c.path AS x
+              FROM conflicts c JOIN packages p ON p.id = c.package_id
+              WHERE c.build_id = '$bid' ORDER BY 1)")
 [ "$status" = 1 ] && [ "$r" = "a-evil:${libz#$T/x} zlib1g:${libz#$T/x}" ] &&
 	ok "the changed copy read first: a conflict of both files, both packages ($r)" ||
 	bad "conflict: status $status, '$r', $(cat "$T/conf.e")"
@@ -291,6 +292,12 @@ grep -q "^ehelf-batch: $bid: .*: build-ID conflict: " "$T/conf.e" && [ "$(json "
 	ok "reported when found, and in the summary: $(grep 'in conflict' "$T/conf.txt" | head -c 100)..." ||
 	bad "summary: $(cat "$T/conf.e" "$T/conf.txt")"
 "$check" --complete "$T/sc" >/dev/null || bad "store-check after a conflict"
+"$build/bin/ehelf-stats" --db "$T/sc/ehelf.sqlite" --json >"$T/stats.json"
+r=$(python3 -c 'import json, sys
+t = [t for t in json.load(open(sys.argv[1]))["tables"] if t["id"] == "conflicts"][0]
+print(" ".join(sorted(r[0] + ":" + r[1] for r in t["rows"])))' "$T/stats.json")
+[ "$r" = "$bid:a-evil $bid:zlib1g" ] && ok "ehelf-stats: table conflicts, both files" ||
+	bad "ehelf-stats conflicts table: '$r'"
 run conf2 --store "$T/sc" "$T/conf"
 [ "$status" = 1 ] && [ ! -e "$so" ] && [ "$(json "$T/conf2.j" built)" = 0 ] &&
 	ok "run again: still in conflict, nothing built, status 1" || bad "rerun of a conflict: $status $(cat "$T/conf2.j")"
