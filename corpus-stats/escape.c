@@ -33,15 +33,11 @@ void escape_html(FILE *out, const char *s)
 	}
 }
 
-void escape_csv(FILE *out, const char *s)
+/* PREFIX then S, in double quotes, quotes of S doubled. */
+static void csv_quoted(FILE *out, const char *prefix, const char *s)
 {
-	size_t n = strlen(s);
-	if (strpbrk(s, ",\"\r\n") == NULL &&
-	    (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
-		fputs(s, out);
-		return;
-	}
 	putc('"', out);
+	fputs(prefix, out);
 	for (const char *p = s; *p; p++) {
 		if (*p == '"')
 			putc('"', out);
@@ -50,17 +46,22 @@ void escape_csv(FILE *out, const char *s)
 	putc('"', out);
 }
 
+void escape_csv(FILE *out, const char *s)
+{
+	size_t n = strlen(s);
+	if (strpbrk(s, ",\"\r\n") == NULL &&
+	    (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
+		fputs(s, out);
+		return;
+	}
+	csv_quoted(out, "", s);
+}
+
 void escape_csv_text(FILE *out, const char *s)
 {
 	if (!s[0] || !strchr("=+-@\t\r", s[0])) {
 		escape_csv(out, s);
 		return;
 	}
-	fputs("\"'", out);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"')
-			putc('"', out);
-		putc(*p, out);
-	}
-	putc('"', out);
+	csv_quoted(out, "'", s);
 }
