@@ -9,3 +9,10 @@ $(B)/bin/ehelf-batch $(B)/tests/test_package: $(B)/lib/libehelf.a
 batch-hostile-test: all $(STORE_CHECK)
 	@tests/batch/run-hostile-tests.sh $(B)
 CHECK_MORE += batch-hostile-test
+
+# ehelf-pkg: a shared build-ID carried by a package that builds, advice
+# that works (a few seconds)
+.PHONY: pkg-owner-test
+pkg-owner-test: all
+	@tests/packaging/run-owner-test.sh $(B)
+CHECK_MORE += pkg-owner-test

@@ -735,6 +735,11 @@ void batch_shard(pkg_jobs *jobs, unsigned k, unsigned n)
 	jobs->n = w;
 }
 
+static bool in_store(void *st, const char *hex)
+{
+	return store_has(st, hex);
+}
+
 int batch_run(const batch_opts *o, const pkg_jobs *jobs, batch_summary *sum,
 	      ehelf_err *err)
 {
@@ -749,6 +754,8 @@ int batch_run(const batch_opts *o, const pkg_jobs *jobs, batch_summary *sum,
 	if (rc == 0) /* their eh_elfs are rebuilt or signed as they are read */
 		rc = db_reopen_outdated(s->db, o->key ? sign_key_id(o->key) : NULL,
 					err);
+	if (rc >= 0) /* and those whose eh_elf left the store, rebuilt */
+		rc = db_reopen_missing(s->db, in_store, &s->st, err);
 	if (rc < 0) {
 		db_close(s->db);
 		store_close(&s->st);

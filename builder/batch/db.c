@@ -566,6 +566,63 @@ int db_reopen_outdated(batch_db *db, const char *key_id, ehelf_err *err)
 	return rc < 0 ? rc : sqlite3_changes(db->h);
 }
 
+int db_reopen_missing(batch_db *db, bool (*in_store)(void *arg, const char *hex),
+		      void *arg, ehelf_err *err)
+{
+	sqlite3_stmt *ids = NULL, *up = NULL;
+	if (sqlite3_prepare_v2(db->h, "SELECT DISTINCT f.build_id, e.build_id IS NOT"
+			       " NULL FROM files f JOIN packages p ON p.id ="
+			       " f.package_id LEFT JOIN eh_elfs e ON e.build_id ="
+			       " f.build_id WHERE p.status = 'done' AND f.status IN"
+			       " ('built', 'present') AND f.build_id IS NOT NULL",
+			       -1, &ids, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h, "UPDATE packages SET status = 'reading'"
+			       " WHERE status = 'done' AND format <> 'debuginfod'"
+			       " AND id IN (SELECT package_id FROM files WHERE"
+			       " build_id = ?1 AND status IN ('built', 'present'))",
+			       -1, &up, NULL) != SQLITE_OK) {
+		sqlite3_finalize(ids);
+		return db_fail(db, err, "cannot prepare a statement");
+	}
+	/* the build-IDs first, then the updates (not while reading) */
+	char **missing = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0, st;
+	while (rc == 0 && (st = sqlite3_step(ids)) == SQLITE_ROW) {
+		const char *hex = (const char *)sqlite3_column_text(ids, 0);
+		if (sqlite3_column_int(ids, 1) && in_store(arg, hex))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			char **v = realloc(missing, cap * sizeof *v);
+			if (!v) {
+				rc = err_set(err, ERR_NOMEM, "out of memory");
+				break;
+			}
+			missing = v;
+		}
+		if (!(missing[n] = strdup(hex)))
+			rc = err_set(err, ERR_NOMEM, "out of memory");
+		else
+			n++;
+	}
+	if (rc == 0 && st != SQLITE_DONE)
+		rc = db_fail(db, err, "cannot read the files");
+	sqlite3_finalize(ids);
+	int reopened = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0) {
+			text(up, 1, missing[i]);
+			rc = run(db, up, err);
+			reopened += rc == 0 ? sqlite3_changes(db->h) : 0;
+		}
+		free(missing[i]);
+	}
+	free(missing);
+	sqlite3_finalize(up);
+	return rc < 0 ? rc : reopened;
+}
+
 static int clear(batch_db *db, sqlite3_stmt *s, const char *hex, ehelf_err *err)
 {
 	text(s, 1, hex);

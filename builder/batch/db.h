@@ -139,6 +139,13 @@ bool db_ehelf_current(const db_ehelf_row *r);
  * latter.  Returns how many packages, or ERR_IO. */
 int db_reopen_outdated(batch_db *db, const char *key_id, ehelf_err *err);
 
+/* Mark unfinished the packages shipping a file recorded built or present
+ * whose eh_elf is gone: no eh_elfs row, or IN_STORE(ARG, build-ID) false
+ * (its file removed from the store), so that this run reads them again and
+ * builds it.  Returns how many packages, or ERR_IO / ERR_NOMEM. */
+int db_reopen_missing(batch_db *db, bool (*in_store)(void *arg, const char *hex),
+		      void *arg, ehelf_err *err);
+
 /* Does SCHEMA.TABLE (SCHEMA "main", or an attached database) have
  * COLUMN? */
 bool db_has_column(struct sqlite3 *h, const char *schema, const char *table,

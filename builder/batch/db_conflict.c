@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../common/buildid.h"
+#include "../../common/index_db.h"
 
 void cfi_digest(elf_file *f, cfi_id *out)
 {
@@ -96,11 +97,8 @@ int db_cfi_put(batch_db *db, const char *hex, const cfi_id *id,
 
 int db_conflicted(batch_db *db, const char *hex, ehelf_err *err)
 {
-	int got = 0;
-	const char *a[] = { hex };
-	int rc = exec(db, "SELECT 1 FROM conflicts WHERE build_id = ?1 LIMIT 1",
-		      a, 1, NULL, 0, &got, err);
-	return rc < 0 ? rc : got;
+	int rc = index_db_conflicted(db_handle(db), hex);
+	return rc >= 0 ? rc : fail(db_handle(db), err, "cannot read the conflicts");
 }
 
 int db_conflict_add(batch_db *db, const char *hex, const db_file *row,
