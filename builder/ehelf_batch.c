@@ -184,17 +184,18 @@ static int run_merge(int argc, char **argv)
 		printf("{\"shards\": %" PRIu64 ", \"packages\": %" PRIu64
 		       ", \"files\": %" PRIu64 ", \"eh_elfs\": %" PRIu64
 		       ", \"copied\": %" PRIu64 ", \"signatures\": %" PRIu64
-		       ", \"missing\": %" PRIu64 "}\n", sum.shards, sum.packages,
-		       sum.files, sum.ehelfs, sum.copied, sum.signatures,
-		       sum.missing);
+		       ", \"missing\": %" PRIu64 ", \"conflict_build_ids\": %" PRIu64
+		       "}\n", sum.shards, sum.packages, sum.files, sum.ehelfs,
+		       sum.copied, sum.signatures, sum.missing, sum.conflicts);
 	else
 		fprintf(stderr, "ehelf-batch merge: %" PRIu64 " shards: %" PRIu64
 			" packages, %" PRIu64 " files, %" PRIu64 " eh_elfs (%"
 			PRIu64 " copied, %" PRIu64 " signatures, %" PRIu64
-			" missing from their shard)\n", sum.shards, sum.packages,
-			sum.files, sum.ehelfs, sum.copied, sum.signatures,
-			sum.missing);
-	return sum.missing ? 1 : 0;
+			" missing from their shard, %" PRIu64 " build-IDs in "
+			"conflict)\n", sum.shards, sum.packages, sum.files,
+			sum.ehelfs, sum.copied, sum.signatures, sum.missing,
+			sum.conflicts);
+	return sum.missing || sum.conflicts ? 1 : 0;
 }
 
 /* S as a JSON string ("" for NULL columns: null). */

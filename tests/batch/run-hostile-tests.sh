@@ -309,6 +309,22 @@ run g2 --store "$T/sg" "$T/conf/a-evil_1_amd64.deb"
 	[ ! -e "$T/sg/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).so" ] &&
 	ok "the changed copy read by a later run: the same conflict, the eh_elf removed from the store" ||
 	bad "a later conflicting copy: $status $(cat "$T/g2.e")"
+# the two in shards of their own, merged
+run mA --store "$T/mA" "$z"
+run mB --store "$T/mB" "$T/conf/a-evil_1_amd64.deb"
+st=0
+"$batch" merge --store "$T/mM" --json "$T/mA" "$T/mB" >"$T/mM.j" 2>"$T/mM.e" || st=$?
+[ "$st" = 1 ] && [ "$(json "$T/mM.j" conflict_build_ids)" = 1 ] &&
+	[ "$(q "$T/mM" "SELECT count(*) FROM conflicts WHERE build_id = '$bid'")" = 2 ] &&
+	[ "$(q "$T/mM" "SELECT count(*) FROM eh_elfs WHERE build_id = '$bid'")" = 0 ] &&
+	[ ! -e "$T/mM/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).so" ] &&
+	[ "$(q "$T/mM" "SELECT group_concat(DISTINCT status) FROM files WHERE build_id = '$bid'")" = conflict ] &&
+	"$check" --complete "$T/mM" >/dev/null &&
+	ok "each in a shard, merged: the same conflict, no eh_elf, status 1" ||
+	bad "merged shards: status $st, $(cat "$T/mM.j" "$T/mM.e")"
+"$batch" merge --store "$T/mM" "$T/mA" >/dev/null 2>&1 || true
+[ "$(q "$T/mM" "SELECT count(*) FROM eh_elfs WHERE build_id = '$bid'")" = 0 ] &&
+	ok "the genuine shard merged again: still in conflict" || bad "merging again undid the conflict"
 rm "$T/conf/a-evil_1_amd64.deb"
 "$batch" resolve --store "$T/sc" "$bid" 2>"$T/res.e" || bad "resolve: $(cat "$T/res.e")"
 run conf3 --store "$T/sc" "$T/conf"
