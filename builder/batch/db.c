@@ -314,6 +314,10 @@ static int open_handle(batch_db *db, bool ro, bool immutable, ehelf_err *err)
 	    != SQLITE_OK)
 		return db_fail(db, err, "cannot open");
 	sqlite3_busy_timeout(db->h, 10000);
+	if (!ro && sqlite3_db_readonly(db->h, "main") == 1)
+		return err_set(err, ERR_IO, "%s: the database cannot be written "
+			       "(a read-only file or file system): ehelf-batch "
+			       "needs one it can write", db->path);
 	return check_schema(db, ro, err);
 }
 

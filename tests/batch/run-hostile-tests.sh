@@ -160,6 +160,12 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$batch" --store "$T/ro" "$T/
 	>/dev/null 2>"$T/ro.e" || status=$?
 [ "$status" = 1 ] && grep -q "the store cannot be written (Permission denied): ehelf-batch needs a store it can write" "$T/ro.e" &&
 	ok "a store this user cannot write: $(cat "$T/ro.e")" || bad "read-only store: $status $(cat "$T/ro.e")"
+cp "$T/ref/ehelf.sqlite" "$T/rodb.sqlite" && chmod 644 "$T/rodb.sqlite" && mkdir -p "$T/rostore" && chmod 777 "$T/rostore"
+status=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$batch" --store "$T/rostore" --db "$T/rodb.sqlite" \
+	"$T/repo/${z##*/}" >/dev/null 2>"$T/rodb.e" || status=$?
+[ "$status" = 1 ] && grep -q "rodb.sqlite: the database cannot be written" "$T/rodb.e" &&
+	ok "a database this user cannot write: $(cat "$T/rodb.e")" || bad "read-only database: $status $(cat "$T/rodb.e")"
 
 echo "== damaged .rpm payloads"
 (cd "$T" && alien --to-rpm --keep-version "$(deb xz-utils)" >/dev/null 2>&1)
