@@ -108,7 +108,7 @@ f0=$fails
 for sig in INT KILL; do
 	for delay in 0.3 0.8; do
 		rm -rf "$T/k"
-		env --default-signal=INT "$batch" --store "$T/k" -j 2 "$T/repo" >/dev/null 2>&1 &
+		env --default-signal=INT "$batch" --store "$T/k" -j 1 "$T/repo" >/dev/null 2>&1 &
 		pid=$!
 		sleep "$delay"
 		kill -s "$sig" "$pid" 2>/dev/null || true
