@@ -634,6 +634,9 @@ static void process_job(shared *s, const pkg_job *job)
 	pthread_mutex_lock(&s->lock);
 	ehelf_err dberr = { 0 };
 	int drc = db_package(s->db, m, &id, &done, &dberr);
+	if (drc == 0 && rc == 0 && !done && (job->format == PKG_DEB ||
+	    job->format == PKG_RPM || job->format == PKG_ARCH))
+		drc = db_package_forget_others(s->db, id, m, &dberr);
 	set_fatal(s, drc, &dberr);
 	pthread_mutex_unlock(&s->lock);
 	/* a directory tree or an ELF file can change between runs: it is

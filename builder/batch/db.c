@@ -471,6 +471,27 @@ int db_package(batch_db *db, const pkg_meta *m, int64_t *id, bool *done,
 	return 0;
 }
 
+int db_package_forget_others(batch_db *db, int64_t id, const pkg_meta *m,
+			      ehelf_err *err)
+{
+	char *q = sqlite3_mprintf(
+		"BEGIN IMMEDIATE;"
+		" CREATE TEMP TABLE IF NOT EXISTS gone (id INTEGER PRIMARY KEY);"
+		" DELETE FROM gone;"
+		" INSERT INTO gone SELECT id FROM packages WHERE source = %Q"
+		" AND format = %Q AND id <> %lld;"
+		" DELETE FROM conflicts WHERE package_id IN (SELECT id FROM gone);"
+		" DELETE FROM files WHERE package_id IN (SELECT id FROM gone);"
+		" DELETE FROM packages WHERE id IN (SELECT id FROM gone);"
+		" COMMIT", m->source, pkg_format_name(m->format), (long long)id);
+	int rc = q ? exec_sql(db, q, "cannot forget a replaced package", err)
+		   : err_set(err, ERR_NOMEM, "out of memory");
+	sqlite3_free(q);
+	if (rc < 0)
+		db_rollback(db);
+	return rc;
+}
+
 int db_package_end(batch_db *db, int64_t id, const char *status,
 		   const char *error, double seconds, ehelf_err *err)
 {

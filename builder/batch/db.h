@@ -54,6 +54,13 @@ void db_rollback(batch_db *db);
 int db_package(batch_db *db, const pkg_meta *m, int64_t *id, bool *done,
 	       ehelf_err *err);
 
+/* The package file of M, read as package ID, held other packages when
+ * earlier runs read it (it was replaced): their rows (packages, files,
+ * conflicts) are deleted, in a transaction of their own.  For package
+ * files only (deb, rpm, arch). */
+int db_package_forget_others(batch_db *db, int64_t id, const pkg_meta *m,
+			      ehelf_err *err);
+
 /* Record how the package ended: STATUS "done" or "failed" (with ERROR). */
 int db_package_end(batch_db *db, int64_t id, const char *status,
 		   const char *error, double seconds, ehelf_err *err);

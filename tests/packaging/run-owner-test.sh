@@ -7,17 +7,18 @@
 # reads 0:1.0 as 1.0), one plain; the build-ID must be carried by a
 # package that builds.  Then an eh_elf removed from the store, and one
 # replaced by other bytes: ehelf-pkg's advice followed to the letter must
-# give the package.
+# give the package; so must a .deb replaced by another version.
 # Usage: tests/packaging/run-owner-test.sh BUILD
 set -eu
 build=$(cd "${1:?usage: run-owner-test.sh BUILD}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
-z=$("$root/tests/diff/fetch-packages.sh" --debs "$root/tests/diff/packages.txt" | grep /zlib1g_ | head -n 1)
-# mk NAME VERSION: a copy of zlib1g named NAME, of VERSION, in $T/debs
+debs=$("$root/tests/diff/fetch-packages.sh" --debs "$root/tests/diff/packages.txt")
+z=$(echo "$debs" | grep /zlib1g_ | head -n 1)
+# mk NAME VERSION [DEB]: a copy of DEB (zlib1g) named NAME, of VERSION, in $T/debs
 mk() {
 	rm -rf "$T/r"
-	dpkg-deb -R "$z" "$T/r"
+	dpkg-deb -R "${3:-$z}" "$T/r"
 	sed -i "s/^Package: .*/Package: $1/; s/^Version: .*/Version: $2/;
 		s/^Priority: .*/Priority: optional/" "$T/r/DEBIAN/control"
 	dpkg-deb --nocheck --root-owner-group -b "$T/r" "$T/debs/${1}_${2#*:}_amd64.deb" >/dev/null 2>&1
@@ -84,4 +85,21 @@ st=0
 [ "$st" = 0 ] && [ "$(carried_by "$T/repo3")" = ab-epoch-ehelf ] &&
 	ok "an eh_elf of other bytes: 'remove it and run ehelf-batch again', done, gives the package" ||
 	bad "after the second advice: status $st, $(cat "$T/e6")"
+# a .deb (of a package sharing nothing) replaced by another version under
+# the same file name
+mk solo 1.0 "$(echo "$debs" | grep /libgcc-s1_ | head -n 1)"
+"$batch" --store "$T/s" "$T/debs" >/dev/null 2>&1
+mk solo 1.1 "$(echo "$debs" | grep /libgcc-s1_ | head -n 1)"
+mv "$T/debs/solo_1.1_amd64.deb" "$T/debs/solo_1.0_amd64.deb"
+st=0
+"$pkg" --store "$T/s" --out "$T/repo4" >/dev/null 2>"$T/e7" || st=$?
+[ "$st" = 1 ] && grep -q "now holds solo 1.1 amd64, not solo 1.0 amd64: run ehelf-batch again" "$T/e7" ||
+	bad "a replaced .deb: status $st, $(cat "$T/e7")"
+"$batch" --store "$T/s" "$T/debs" >/dev/null 2>&1
+st=0
+"$pkg" --store "$T/s" --out "$T/repo4" >/dev/null 2>"$T/e8" || st=$?
+v=$(for d in $(find "$T/repo4/pool" -name 'solo-ehelf_*.deb'); do dpkg-deb -f "$d" Version; done)
+[ "$st" = 0 ] && [ "$v" = 1.1 ] &&
+	ok "a .deb replaced by another version: 'run ehelf-batch again', done, gives the new one alone" ||
+	bad "after the advice for a replaced .deb: status $st, versions '$v', $(cat "$T/e8")"
 finish "ehelf-pkg owner tests"
