@@ -4,9 +4,11 @@
  * recording sizes and coverage in sqlite, signing them with --sign-key;
  * and merge shards.
  *
- * Exit status: 0 when every package was read (ELFs that could not be
- * compiled are recorded and reported, and make it 0 too), 1 when packages
- * could not be read or the store or database failed, 2 on bad usage (a
+ * Exit status: 0 when everything was read and every ELF with unwind
+ * tables has its eh_elf; 1 when a package or a member of one could not be
+ * read, a build-ID is in conflict, or the store or database failed (or is
+ * another's); 3 when all was read and recorded but ELFs could not be
+ * compiled (files.status 'failed', with the reason); 2 on bad usage (a
  * --sign-key that cannot be loaded too).
  */
 #include <getopt.h>
@@ -18,6 +20,7 @@
 
 #include "batch/batch.h"
 #include "batch/db.h"
+#include "batch/db_conflict.h"
 #include "batch/merge.h"
 
 static void usage(FILE *out)
@@ -26,6 +29,7 @@ static void usage(FILE *out)
 	      "                   [--shard K/N] [--sign-key KEY] [SOURCE...]\n"
 	      "       ehelf-batch merge --store DIR [--db FILE] [--json] SHARD_STORE...\n"
 	      "       ehelf-batch lookup --store DIR [--db FILE] BUILD-ID...\n"
+	      "       ehelf-batch resolve --store DIR [--db FILE] BUILD-ID...\n"
 	      "\n"
 	      "Compile an eh_elf for every ELF of the SOURCEs into the store\n"
 	      "(DIR/.build-id/XX/REST.so) and record sizes, coverage and errors\n"
@@ -35,6 +39,10 @@ static void usage(FILE *out)
 	      "the packages installed on this machine.  Build-IDs already in the\n"
 	      "store and packages finished by an earlier run are skipped, so a\n"
 	      "run that was interrupted is finished by running it again.\n"
+	      "One run at a time writes a store (another is refused).\n"
+	      "Files that share a build-ID but not their unwind tables are a\n"
+	      "conflict: recorded (table conflicts), reported, and that\n"
+	      "build-ID gets no eh_elf until it is resolved.\n"
 	      "eh_elfs built by an older ehelf-batch (ABI or code generator\n"
 	      "version) are rebuilt: the packages shipping them are read again.\n"
 	      "\n"
@@ -63,9 +71,15 @@ static void usage(FILE *out)
 	      "signed_by, packages (how many ship it), package\n"
 	      "and path (the first of them); status 1 if one is unknown.\n"
 	      "\n"
-	      "Exit status: 0 success (ELFs that could not be compiled are\n"
-	      "recorded), 1 unreadable packages or a store/database failure,\n"
-	      "2 usage.\n", out);
+	      "resolve: forget the conflict of each BUILD-ID (once the package\n"
+	      "with the wrong copy is gone from the sources); the next run\n"
+	      "reads the packages of its files again and builds its eh_elf.\n"
+	      "\n"
+	      "Exit status: 0 every ELF with unwind tables has its eh_elf;\n"
+	      "1 a package (or a member of one) could not be read, a build-ID\n"
+	      "is in conflict, or the store or database failed (or another run\n"
+	      "holds the store); 3 ELFs could not be compiled (recorded with\n"
+	      "the reason, files.status 'failed'); 2 usage.\n", out);
 }
 
 /* DB, or its default STORE/ehelf.sqlite (in BUF, N bytes). */
@@ -95,12 +109,14 @@ static void print_summary(const batch_summary *s, bool json)
 		       ", \"eh_frame_hdr_bytes\": %" PRIu64 ", \"ehelf_bytes\": %"
 		       PRIu64 ", \"rows\": %" PRIu64 ", \"summarised_rows\": %"
 		       PRIu64 ", \"sframe_bytes\": %" PRIu64 ", \"signatures\": %"
+		       PRIu64 ", \"conflicts\": %" PRIu64 ", \"conflict_build_ids\": %"
 		       PRIu64 ", \"seconds\": %.3f}\n",
 		       s->packages, s->packages_done_before, s->packages_failed,
 		       s->elfs, s->built, s->skipped, s->failed, s->no_cfi,
 		       s->ignored, s->eh_frame_bytes, s->eh_frame_hdr_bytes,
 		       s->ehelf_bytes, s->rows, s->summarised_rows,
-		       s->sframe_bytes, s->signatures, s->seconds);
+		       s->sframe_bytes, s->signatures, s->conflicts,
+		       s->conflict_ids_all, s->seconds);
 		return;
 	}
 	fprintf(stderr, "ehelf-batch: %" PRIu64 " packages read (%" PRIu64
@@ -113,6 +129,14 @@ static void print_summary(const batch_summary *s, bool json)
 	if (s->signatures)
 		fprintf(stderr, "ehelf-batch: %" PRIu64 " signatures written\n",
 			s->signatures);
+	if (s->conflict_ids_all)
+		fprintf(stderr, "ehelf-batch: %" PRIu64 " build-IDs in conflict "
+			"(%" PRIu64 " files, %" PRIu64 " of them met in this run, %"
+			PRIu64 " build-IDs new): files sharing a build-ID but not "
+			"their unwind tables; those build-IDs have no eh_elf until "
+			"resolved (table conflicts; ehelf-batch resolve)\n",
+			s->conflict_ids_all, s->conflict_files_all, s->conflicts,
+			s->conflict_ids);
 	double in = (double)(s->eh_frame_bytes + s->eh_frame_hdr_bytes);
 	fprintf(stderr, "ehelf-batch: %.1f MiB of .eh_frame + .eh_frame_hdr, "
 		"%.1f MiB of eh_elfs written, in %.1f s (%.1f MiB/s)\n",
@@ -160,17 +184,18 @@ static int run_merge(int argc, char **argv)
 		printf("{\"shards\": %" PRIu64 ", \"packages\": %" PRIu64
 		       ", \"files\": %" PRIu64 ", \"eh_elfs\": %" PRIu64
 		       ", \"copied\": %" PRIu64 ", \"signatures\": %" PRIu64
-		       ", \"missing\": %" PRIu64 "}\n", sum.shards, sum.packages,
-		       sum.files, sum.ehelfs, sum.copied, sum.signatures,
-		       sum.missing);
+		       ", \"missing\": %" PRIu64 ", \"conflict_build_ids\": %" PRIu64
+		       "}\n", sum.shards, sum.packages, sum.files, sum.ehelfs,
+		       sum.copied, sum.signatures, sum.missing, sum.conflicts);
 	else
 		fprintf(stderr, "ehelf-batch merge: %" PRIu64 " shards: %" PRIu64
 			" packages, %" PRIu64 " files, %" PRIu64 " eh_elfs (%"
 			PRIu64 " copied, %" PRIu64 " signatures, %" PRIu64
-			" missing from their shard)\n", sum.shards, sum.packages,
-			sum.files, sum.ehelfs, sum.copied, sum.signatures,
-			sum.missing);
-	return sum.missing ? 1 : 0;
+			" missing from their shard, %" PRIu64 " build-IDs in "
+			"conflict)\n", sum.shards, sum.packages, sum.files,
+			sum.ehelfs, sum.copied, sum.signatures, sum.missing,
+			sum.conflicts);
+	return sum.missing || sum.conflicts ? 1 : 0;
 }
 
 /* S as a JSON string ("" for NULL columns: null). */
@@ -193,7 +218,12 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-static int run_lookup(int argc, char **argv)
+/* The options of lookup and resolve (--store, --db, --help) into *STORE
+ * and *DB (its default), the BUILD-IDs from argv[optind]: 1 to go on, 0
+ * after --help, or -1 after a usage message (WHAT: the command). */
+static int store_db_args(int argc, char **argv, const char *what,
+			 bool db_alone, const char **store, const char **db,
+			 char *dbbuf, size_t n)
 {
 	static const struct option opts[] = {
 		{ "store", required_argument, NULL, 's' },
@@ -201,23 +231,33 @@ static int run_lookup(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *store = NULL, *dbpath = NULL;
+	*store = *db = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "s:d:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': store = optarg; break;
-		case 'd': dbpath = optarg; break;
+		case 's': *store = optarg; break;
+		case 'd': *db = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: usage(stderr); return -1;
 		}
 	}
-	if ((!store && !dbpath) || optind == argc) {
-		fprintf(stderr, "ehelf-batch lookup: give --store (or --db) and at "
-			"least one BUILD-ID\n");
-		return 2;
+	if ((!*store && !(db_alone && *db)) || optind == argc) {
+		fprintf(stderr, "ehelf-batch %s: give --store%s and at least one "
+			"BUILD-ID\n", what, db_alone ? " (or --db)" : "");
+		return -1;
 	}
+	*db = db_path(*store, *db, dbbuf, n);
+	return 1;
+}
+
+static int run_lookup(int argc, char **argv)
+{
+	const char *store, *dbpath;
 	char dbbuf[4096];
-	dbpath = db_path(store, dbpath, dbbuf, sizeof dbbuf);
+	int a = store_db_args(argc, argv, "lookup", true, &store, &dbpath, dbbuf,
+			      sizeof dbbuf);
+	if (a <= 0)
+		return a < 0 ? 2 : 0;
 	ehelf_err err = { 0 };
 	batch_db *db = NULL;
 	if (db_open(&db, dbpath, DB_READ_ONLY, &err) < 0) {
@@ -250,12 +290,45 @@ static int run_lookup(int argc, char **argv)
 	return status;
 }
 
+static int run_resolve(int argc, char **argv)
+{
+	const char *store, *dbpath;
+	char dbbuf[4096];
+	int a = store_db_args(argc, argv, "resolve", false, &store, &dbpath,
+			      dbbuf, sizeof dbbuf);
+	if (a <= 0)
+		return a < 0 ? 2 : 0;
+	ehelf_err err = { 0 };
+	batch_db *db = NULL;
+	if (db_open(&db, dbpath, 0, &err) < 0) {
+		fprintf(stderr, "ehelf-batch resolve: %s\n", err.msg);
+		return 1;
+	}
+	int status = 0;
+	for (int i = optind; i < argc; i++) {
+		int n = db_conflict_resolve(db, argv[i], &err);
+		if (n < 0 || n == 0) {
+			fprintf(stderr, "ehelf-batch resolve: %s\n", n < 0 ? err.msg
+				: "no conflict of that build-ID");
+			status = 1;
+			continue;
+		}
+		fprintf(stderr, "ehelf-batch resolve: %s: the conflict of %d files "
+			"forgotten; the next run reads their packages again\n",
+			argv[i], n);
+	}
+	db_close(db);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return run_merge(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "lookup") == 0)
 		return run_lookup(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "resolve") == 0)
+		return run_resolve(argc - 1, argv + 1);
 	static const struct option opts[] = {
 		{ "store", required_argument, NULL, 's' },
 		{ "db", required_argument, NULL, 'd' },
@@ -328,5 +401,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	print_summary(&sum, json);
-	return sum.packages_failed ? 1 : 0;
+	return sum.packages_failed || sum.conflict_ids_all ? 1 : sum.failed ? 3 : 0;
 }

@@ -65,7 +65,9 @@ CREATE TABLE IF NOT EXISTS files (
 	-- built: compiled in this run; present: its build-ID was already in the
 	-- store; no-cfi: no unwind tables; ignored: not an x86_64 executable or
 	-- shared object (32-bit, relocatable objects, kernel modules); failed:
-	-- could not be read or compiled; error says why for the last three
+	-- could not be read or compiled; conflict: another file has its build-ID
+	-- and other unwind tables (table conflicts); error says why for the last
+	-- four
 	status             TEXT NOT NULL,
 	error              TEXT,
 	UNIQUE (package_id, path)
@@ -214,4 +216,34 @@ CREATE TABLE IF NOT EXISTS unsupported (
 	example_pc INTEGER NOT NULL,
 	reason     TEXT NOT NULL,
 	PRIMARY KEY (build_id, ruleset)
+);
+
+-- Since version 3 (created by the ehelf-batch that checks for conflicts;
+-- absent from databases older ones wrote): the unwind tables each eh_elf
+-- was compiled from, as a digest: SHA-256 over its source ELF's .eh_frame
+-- then .debug_frame, each with contents (a NUL-terminated name, sh_addr
+-- and size as 8 bytes little-endian, the contents, decompressed).  A
+-- later file of the same build-ID with another digest is a conflict,
+-- unless one of the two is a separate debug file (no .text contents):
+-- such a file never decides against an ELF with code (a later ELF with
+-- code replaces the eh_elf a debug file gave), nor conflicts with one.
+CREATE TABLE IF NOT EXISTS cfi_sources (
+	build_id       TEXT PRIMARY KEY,
+	cfi_sha256     TEXT NOT NULL,
+	separate_debug INTEGER NOT NULL   -- 1: built from a separate debug file
+);
+
+-- Since version 3, likewise: files that share a build-ID but not their
+-- unwind tables (a package carrying a changed copy of another's library),
+-- every one of them (both packages: at least two rows per build-ID).
+-- Their files rows have status 'conflict'; the build-ID has no eh_elfs
+-- row and no eh_elf in the store, and none is built, shipped or served
+-- while it has rows here.  Resolved by `ehelf-batch resolve` (which
+-- deletes them and has the next run read their packages again).
+CREATE TABLE IF NOT EXISTS conflicts (
+	build_id   TEXT NOT NULL,
+	package_id INTEGER NOT NULL REFERENCES packages(id),
+	path       TEXT NOT NULL,
+	cfi_sha256 TEXT NOT NULL,
+	PRIMARY KEY (build_id, package_id, path)
 );

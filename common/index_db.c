@@ -46,6 +46,23 @@ int index_db_has_table(sqlite3 *h, const char *name)
 	return st == SQLITE_ROW ? 1 : st == SQLITE_DONE ? 0 : -1;
 }
 
+int index_db_conflicted(sqlite3 *h, const char *hex)
+{
+	int has = index_db_has_table(h, "conflicts");
+	if (has <= 0)
+		return has;
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(h, "SELECT 1 FROM main.conflicts WHERE build_id = ?1"
+			       " LIMIT 1", -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return -1;
+	}
+	int st = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return st == SQLITE_ROW ? 1 : st == SQLITE_DONE ? 0 : -1;
+}
+
 static sqlite3 *open_read(const char *name, bool uri)
 {
 	sqlite3 *h = NULL;

@@ -38,6 +38,13 @@ struct sqlite3 *index_db_open_any(const char *path);
  * read (a damaged file). */
 int index_db_has_table(struct sqlite3 *h, const char *name);
 
+/* 1 when build-ID HEX is in conflict (table conflicts: files sharing it
+ * with other unwind tables; ehelf-batch deletes its eh_elf, and a reader
+ * must not serve or ship one for it either, wherever it comes from), 0
+ * when not (or the database predates the table), -1 when the database
+ * cannot be read. */
+int index_db_conflicted(struct sqlite3 *h, const char *hex);
+
 /* The database's PRAGMA user_version, or -1 when it cannot be read. */
 int index_db_version(struct sqlite3 *h);
 

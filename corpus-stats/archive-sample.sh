@@ -342,6 +342,7 @@ batch_status=0
 case "$batch_status" in
 0) ;;
 1) echo "$me: ehelf-batch: some packages could not be read (packages.status = 'failed' in the database); going on" >&2 ;;
+3) echo "$me: ehelf-batch: some ELF files could not be compiled (files.status = 'failed' in the database); going on" >&2 ;;
 *) die "ehelf-batch failed with status $batch_status" ;;
 esac
 echo "  ehelf-batch took $(hms $(($(date +%s) - t0)))"

@@ -33,6 +33,19 @@ void escape_html(FILE *out, const char *s)
 	}
 }
 
+/* PREFIX then S, in double quotes, quotes of S doubled. */
+static void csv_quoted(FILE *out, const char *prefix, const char *s)
+{
+	putc('"', out);
+	fputs(prefix, out);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			putc('"', out);
+		putc(*p, out);
+	}
+	putc('"', out);
+}
+
 void escape_csv(FILE *out, const char *s)
 {
 	size_t n = strlen(s);
@@ -41,11 +54,14 @@ void escape_csv(FILE *out, const char *s)
 		fputs(s, out);
 		return;
 	}
-	putc('"', out);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"')
-			putc('"', out);
-		putc(*p, out);
+	csv_quoted(out, "", s);
+}
+
+void escape_csv_text(FILE *out, const char *s)
+{
+	if (!s[0] || !strchr("=+-@\t\r", s[0])) {
+		escape_csv(out, s);
+		return;
 	}
-	putc('"', out);
+	csv_quoted(out, "'", s);
 }

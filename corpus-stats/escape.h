@@ -20,4 +20,10 @@ void escape_html(FILE *out, const char *s);
  * comma, a quote, CR or LF, or starts or ends with a space; else as is. */
 void escape_csv(FILE *out, const char *s);
 
+/* S, a text (not a number), as a CSV field read by spreadsheets: one that
+ * starts with '=', '+', '-', '@', a tab or CR, which a spreadsheet would
+ * take for a formula, gets a "'" before it and is quoted (OWASP's advice
+ * on CSV injection); any other as escape_csv writes it. */
+void escape_csv_text(FILE *out, const char *s);
+
 #endif

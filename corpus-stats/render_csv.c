@@ -13,7 +13,7 @@ static void table(FILE *out, const stats_table *t)
 	for (int k = 0; k < t->n_cols; k++) {
 		if (k)
 			putc(',', out);
-		escape_csv(out, t->cols[k].name);
+		escape_csv_text(out, t->cols[k].name);
 	}
 	fputs("\r\n", out);
 	for (size_t i = 0; i < t->n_rows; i++) {
@@ -24,7 +24,10 @@ static void table(FILE *out, const stats_table *t)
 							  sizeof buf);
 			if (k)
 				putc(',', out);
-			escape_csv(out, s ? s : c->v.s);
+			if (s) /* a number */
+				escape_csv(out, s);
+			else
+				escape_csv_text(out, c->v.s);
 		}
 		fputs("\r\n", out);
 	}

@@ -4,7 +4,10 @@
  * RFC 4180: CRLF line ends; a header row of the column names; fields
  * holding a comma, a quote, CR or LF (or starting or ending with a space)
  * quoted, quotes doubled.  Numbers as in JSON (integers exact, reals
- * %.6g), NULL as an empty field.
+ * %.6g), NULL as an empty field.  A text (a package name, a path) that a
+ * spreadsheet would take for a formula (starting with '=', '+', '-' or
+ * '@') is written quoted after a "'" (escape_csv_text); numbers, negative
+ * ones included, are not.
  *
  * DIR is created if missing (not its parents); files of the same names
  * are replaced, others left alone.  Returns 0, or ERR_IO with the message

@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include "query_alternatives.h"
+#include "query_conflicts.h"
 #include "query_fdes.h"
 #include "query_packages.h"
 #include "query_rules.h"
@@ -16,7 +17,7 @@ static query_fn *const queries[] = {
 	query_rule_kinds, query_coverage, query_dwarf_ops, query_unsupported,
 	query_summaries, query_fde_rows, query_fde_sizes, query_cfa_base,
 	query_cfa_offset, query_saved_regs, query_rulesets, query_top_rulesets,
-	query_compile_time, query_top_packages, query_packages,
+	query_compile_time, query_top_packages, query_packages, query_conflicts,
 };
 
 int report_build(stats_db *db, stats_report *r, ehelf_err *err)

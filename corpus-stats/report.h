@@ -8,7 +8,7 @@
  * summaries, sections, fde_rows, fde_sizes, cfa_base, cfa_offset,
  * saved_regs, rulesets, top_rulesets, compile_time, compile_phases,
  * top_packages_{eh_frame_bytes,ehelf_bytes,ratio,rows,rulesets,compile_ms},
- * packages.
+ * packages, conflicts.
  */
 #ifndef EHELF_STATS_REPORT_H
 #define EHELF_STATS_REPORT_H

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pkg_control.h"
 #include "pkg_db.h"
 #include "pkg_deb.h"
 #include "pkg_fs.h"
@@ -92,12 +93,21 @@ typedef struct opts {
 
 /* ---- choosing what to build -------------------------------------------- */
 
-/* The Priority rank of SET->pkgs[I] for pkg_owner (unreadable: optional). */
+/* The Priority rank of the name of SET->pkgs[I] for pkg_owner, from the
+ * first of its versions (I and those after it) whose -ehelf package can be
+ * made (a Debian name and version, metadata that can be read); when none
+ * can, PKG_RANK_CANNOT_BUILD: another name that builds carries the
+ * build-IDs they share. */
 static int rank_of(void *arg, const pkg_set *set, size_t i)
 {
-	pkg_meta m;
-	return pkg_meta_read(&set->pkgs[i], arg, &m, NULL) == 0
-	       ? pkg_priority_rank(m.priority) : pkg_priority_rank("");
+	for (size_t k = i; k < set->n && !strcmp(set->pkgs[k].name,
+						 set->pkgs[i].name); k++) {
+		pkg_meta m;
+		if (pkg_control_check(&set->pkgs[k], NULL) == 0 &&
+		    pkg_meta_read(&set->pkgs[k], arg, &m, NULL) == 0)
+			return pkg_priority_rank(m.priority);
+	}
+	return PKG_RANK_CANNOT_BUILD;
 }
 
 /* Leave out the packages known only from dpkg's database whose version is
@@ -108,7 +118,7 @@ static unsigned drop_stale_installed(pkg_set *set, const pkg_dpkg *d)
 	for (size_t i = 0; i < set->n; i++) {
 		pkg *p = &set->pkgs[i];
 		const char *v = pkg_dpkg_version(d, p->name, p->arch);
-		if (!p->deb && (!v || strcmp(v, p->version) != 0)) {
+		if (!p->deb && (!v || !pkg_version_same(v, p->version))) {
 			p->n_elf = 0;
 			n++;
 		}

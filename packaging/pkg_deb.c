@@ -149,16 +149,18 @@ static int add_ehelf(const pkg_deb_env *env, const pkg *p, const pkg_elf *e,
 		return err_prefix(err, "%s %s: the eh_elf of %s (build-ID %s)%s",
 				  p->name, p->version, e->path, e->build_id,
 				  rc == ERR_NOTFOUND ? " is missing from the store "
-				  "(run ehelf-batch again)" : "");
+				  "(run ehelf-batch again: it rebuilds the eh_elfs "
+				  "missing from its store)" : "");
 	char sha[65];
 	sign_sha256_hex(data, len, sha);
 	if (len != e->size || (*e->sha256 && strcmp(sha, e->sha256) != 0)) {
 		free(data);
 		return err_set(err, ERR_FORMAT, "%s %s: %s (%zu bytes, SHA-256 "
 			       "%.16s...) is not the eh_elf the database records "
-			       "for %s (%" PRIu64 " bytes, %.16s...): run "
-			       "ehelf-batch again", p->name, p->version, src, len,
-			       sha, e->path, e->size, e->sha256);
+			       "for %s (%" PRIu64 " bytes, %.16s...): remove it "
+			       "and run ehelf-batch again (it rebuilds the eh_elfs "
+			       "missing from its store)", p->name, p->version, src,
+			       len, sha, e->path, e->size, e->sha256);
 	}
 	rc = add_file(root, rel, data, len, t, md5, size, err);
 	free(data);

@@ -102,6 +102,17 @@ const char *pkg_dpkg_version(const pkg_dpkg *d, const char *name,
 	return r ? r->version : NULL;
 }
 
+/* V without an epoch of 0 ("0:1.2" is "1.2", as dpkg reads it). */
+static const char *without_epoch0(const char *v)
+{
+	return v[0] == '0' && v[1] == ':' ? v + 2 : v;
+}
+
+bool pkg_version_same(const char *a, const char *b)
+{
+	return strcmp(without_epoch0(a), without_epoch0(b)) == 0;
+}
+
 int pkg_priority_rank(const char *priority)
 {
 	static const char *const order[] = { "required", "important",
@@ -169,7 +180,7 @@ static int meta_from_deb(const pkg *p, pkg_meta *m, ehelf_err *err)
 	field(text, "Package", name, sizeof name);
 	field(text, "Version", version, sizeof version);
 	field(text, "Architecture", arch, sizeof arch);
-	if (strcmp(name, p->name) || strcmp(version, p->version) ||
+	if (strcmp(name, p->name) || !pkg_version_same(version, p->version) ||
 	    strcmp(arch, p->arch)) {
 		free(text);
 		return err_set(err, ERR_NOTFOUND, "%s now holds %s %s %s, not %s "
@@ -192,7 +203,7 @@ int pkg_meta_read(const pkg *p, const pkg_dpkg *d, pkg_meta *m,
 {
 	memset(m, 0, sizeof *m);
 	const dpkg_row *r = p->installed ? dpkg_find(d, p->name, p->arch) : NULL;
-	if (r && strcmp(r->version, p->version) == 0) {
+	if (r && pkg_version_same(r->version, p->version)) {
 		set_source(m, "", r->source, r->source_version);
 		snprintf(m->maintainer, sizeof m->maintainer, "%s", r->maintainer);
 		snprintf(m->multi_arch, sizeof m->multi_arch, "%s", r->multi_arch);

@@ -12,6 +12,7 @@
 #ifndef EHELF_PKG_META_H
 #define EHELF_PKG_META_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../common/err.h"
@@ -41,6 +42,10 @@ const char *pkg_dpkg_version(const pkg_dpkg *d, const char *name,
  * dpkg has that package any more) or ERR_IO. */
 int pkg_meta_read(const pkg *p, const pkg_dpkg *d, pkg_meta *m,
 		  ehelf_err *err);
+
+/* Are A and B one Debian version as dpkg reads them (an epoch of 0 is
+ * none: "0:1.2" is "1.2")? */
+bool pkg_version_same(const char *a, const char *b);
 
 /* How likely a package of PRIORITY is to be installed: 0 required,
  * 1 important, 2 standard, 3 optional or unknown, 4 extra. */

@@ -7,7 +7,9 @@
  * build-ID goes into exactly one -ehelf package name: that of the package
  * most likely to be installed, by Priority (required, important,
  * standard, optional, extra: the one the others usually depend on), ties
- * broken by name in byte order.  Every version of that name carries it
+ * broken by name in byte order, among the names whose -ehelf package can
+ * be made (a name or version Debian refuses, metadata that cannot be read:
+ * that name carries a shared build-ID only when no other can).  Every version of that name carries it
  * (versions of one package are never installed together); the other
  * packages' -ehelf packages leave it out and count it in n_elsewhere.
  * docs/packaging.md explains the choice.
@@ -17,7 +19,12 @@
 
 #include "pkg_db.h"
 
-/* The rank (pkg_priority_rank) of package SET->pkgs[I]'s name. */
+/* The rank of a name none of whose -ehelf packages can be made: worse
+ * than every pkg_priority_rank. */
+enum { PKG_RANK_CANNOT_BUILD = 1000 };
+
+/* The rank (pkg_priority_rank, or PKG_RANK_CANNOT_BUILD) of package
+ * SET->pkgs[I]'s name. */
 typedef int (*pkg_rank_fn)(void *arg, const pkg_set *set, size_t i);
 
 /* Choose the owner of every eh_elf of SET (pkg_elf.owner) and drop from

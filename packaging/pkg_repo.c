@@ -278,7 +278,8 @@ int pkg_repo_index(const pkg_repo_opts *o, size_t *n_debs,
 	pool_scan s = { 0 };
 	char pool[PATH_MAX], host[64] = "amd64";
 	snprintf(pool, sizeof pool, "%s/pool", o->repo);
-	if (pkg_walk(pool, scan_one, &s) < 0) {
+	/* apt-ftparchive wants the pool even when no package was made */
+	if (pkg_mkdirs(pool) < 0 || pkg_walk(pool, scan_one, &s) < 0) {
 		int e = errno;
 		scan_free(&s);
 		return err_set(err, ERR_IO, "%s: %s", pool, strerror(e));

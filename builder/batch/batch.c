@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../../client-lib/include/ehelf.h"
 #include "../../common/buildid.h"
 #include "../../common/elf_file.h"
 #include "../../common/sign.h"
 #include "../codegen/compile.h"
 #include "db.h"
+#include "db_conflict.h"
 #include "progress.h"
 #include "store.h"
 
@@ -21,7 +24,10 @@
 typedef struct claim {
 	char hex[BUILDID_HEX_MAX + 1];
 	bool done;           /* false: a worker is compiling it */
-	char status[16];     /* built, present, no-cfi, failed */
+	char status[16];     /* built, present, no-cfi, failed, conflict */
+	cfi_id cfi;          /* built, present: the unwind tables it was
+			      * built from (db_conflict.h); sha "" if
+			      * unknown (recorded by an older run) */
 	char error[256];
 	uint64_t ehelf_bytes;
 	struct claim *next;
@@ -130,21 +136,31 @@ static void set_fatal(shared *s, int rc, const ehelf_err *err)
 	}
 }
 
-/* ROW, and the eh_elf B built for it if not NULL, in one transaction. */
+/* End the transaction whose writes gave RC: committed if they all
+ * succeeded, else rolled back.  Returns RC, or the commit's failure. */
+static int end_transaction(shared *s, int rc, ehelf_err *err)
+{
+	if (rc == 0)
+		rc = db_commit(s->db, err);
+	if (rc < 0)
+		db_rollback(s->db);
+	return rc;
+}
+
+/* ROW, and the eh_elf B built for it if not NULL, in one transaction;
+ * with CFI (not NULL), HEX's digest too. */
 static void record(shared *s, const db_file *row, const char *hex,
-		   const db_ehelf *b)
+		   const db_ehelf *b, const cfi_id *cfi)
 {
 	ehelf_err err = { 0 };
 	int rc = db_begin(s->db, &err);
 	if (rc == 0 && b)
 		rc = db_put_ehelf(s->db, hex, b, &err);
+	if (rc == 0 && cfi && cfi->sha[0])
+		rc = db_cfi_put(s->db, hex, cfi, &err);
 	if (rc == 0)
 		rc = db_put_file(s->db, row, &err);
-	if (rc == 0)
-		rc = db_commit(s->db, &err);
-	if (rc < 0)
-		db_rollback(s->db);
-	set_fatal(s, rc, &err);
+	set_fatal(s, end_transaction(s, rc, &err), &err);
 }
 
 /* Record that KEY signed HEX's eh_elf (under the lock). */
@@ -154,22 +170,55 @@ static void record_signed(shared *s, const char *hex, const char *key)
 	int rc = db_begin(s->db, &err);
 	if (rc == 0)
 		rc = db_set_signed(s->db, hex, key, &err);
-	if (rc == 0)
-		rc = db_commit(s->db, &err);
-	if (rc < 0)
-		db_rollback(s->db);
-	set_fatal(s, rc, &err);
+	set_fatal(s, end_transaction(s, rc, &err), &err);
 }
 
-/* Store IMAGE as HEX's eh_elf: signed (the signature first) when the run
- * has a key, else with any stale signature removed first.  *SIGNED says
- * whether a signature was written; SHA gets the SHA-256 of IMAGE. */
-static int store_ehelf(shared *s, const char *hex, const uint8_t *image,
-		       size_t len, char sha[65], bool *signed_, ehelf_err *err)
+/* 0 when the loader (ehelf_object_open: eh_elf_check and the mapping)
+ * accepts the eh_elf staged at TMP as HEX's, else ERR_FORMAT with its
+ * reason. */
+static int loader_accepts(const char *tmp, const uint8_t *raw, size_t rawlen,
+			  ehelf_err *err)
+{
+	ehelf_object *o = ehelf_object_open(tmp);
+	if (!o) {
+		const char *why = ehelf_last_error();
+		size_t n = strlen(tmp);
+		if (!strncmp(why, tmp, n) && !strncmp(why + n, ": ", 2))
+			why += n + 2;
+		return err_set(err, ERR_FORMAT, "the loader refuses the eh_elf "
+			       "compiled from it: %s", why);
+	}
+	const struct ehelf_info *info = ehelf_object_info(o);
+	bool same = info->build_id_len == rawlen &&
+		    !memcmp(info->build_id, raw, rawlen);
+	ehelf_object_close(o);
+	return same ? 0 : err_set(err, ERR_FORMAT, "the eh_elf compiled from "
+				  "it records another build-ID");
+}
+
+/* Store IMAGE as HEX's eh_elf once the loader accepts it: signed (the
+ * signature first) when the run has a key, else with any stale signature
+ * removed first.  *SIGNED says whether a signature was written; SHA gets
+ * the SHA-256 of IMAGE.  On failure *STORE_FAILED says whether the store
+ * failed (the run stops) rather than the eh_elf (refused by the loader:
+ * a failure of this ELF). */
+static int store_ehelf(shared *s, const char *hex, const uint8_t *raw,
+		       size_t rawlen, const uint8_t *image, size_t len,
+		       char sha[65], bool *signed_, bool *store_failed,
+		       ehelf_err *err)
 {
 	sign_sha256_hex(image, len, sha);
 	*signed_ = false;
-	int rc;
+	*store_failed = true;
+	char tmp[4200];
+	int rc = store_stage(&s->st, hex, image, len, tmp, sizeof tmp, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = loader_accepts(tmp, raw, rawlen, err)) < 0) {
+		*store_failed = false;
+		unlink(tmp);
+		return rc;
+	}
 	if (s->o->key) {
 		char line[SIG_LINE_MAX];
 		rc = sign_ehelf(s->o->key, hex, image, len, line, sizeof line, err);
@@ -179,7 +228,11 @@ static int store_ehelf(shared *s, const char *hex, const uint8_t *image,
 	} else {
 		rc = store_remove_sig(&s->st, hex, err);
 	}
-	return rc < 0 ? rc : store_put(&s->st, hex, image, len, err);
+	if (rc < 0) {
+		unlink(tmp);
+		return rc;
+	}
+	return store_commit(&s->st, hex, tmp, err);
 }
 
 static void count(shared *s, const char *status, uint64_t ehf, uint64_t hdr,
@@ -197,6 +250,8 @@ static void count(shared *s, const char *status, uint64_t ehf, uint64_t hdr,
 		s->sum.no_cfi++;
 	else if (!strcmp(status, "ignored"))
 		s->sum.ignored++;
+	else if (!strcmp(status, "conflict"))
+		s->sum.conflicts++;
 	else
 		s->sum.failed++;
 	s->pc.elfs = s->sum.elfs;
@@ -212,7 +267,8 @@ static void count(shared *s, const char *status, uint64_t ehf, uint64_t hdr,
  * eh_elf and record it; closes F. */
 static void compile_and_record(shared *s, elf_file *f,
 			       db_file *row, const char *hex,
-			       const uint8_t *raw, size_t rawlen, claim *c)
+			       const uint8_t *raw, size_t rawlen,
+			       const cfi_id *cfi, claim *c)
 {
 	ehelf_err err = { 0 };
 	ehelf_coverage *cov = calloc(1, sizeof *cov);
@@ -228,14 +284,28 @@ static void compile_and_record(shared *s, elf_file *f,
 	double ms = (progress_now() - t0) * 1e3;
 	elf_file_close(f);
 	char sha[65];
-	bool signed_ = false;
+	bool signed_ = false, store_failed = false;
 	double store_ms = 0;
 	if (rc == 0) {
 		t0 = progress_now();
-		rc = store_ehelf(s, hex, image, len, sha, &signed_, &err);
+		rc = store_ehelf(s, hex, raw, rawlen, image, len, sha, &signed_,
+				 &store_failed, &err);
 		store_ms = (progress_now() - t0) * 1e3;
 	}
 	free(image);
+	if (rc < 0 && store_failed) {
+		/* not this ELF's failure: the run stops, nothing is recorded
+		 * and its package stays unfinished, for the next run */
+		pthread_mutex_lock(&s->lock);
+		set_fatal(s, rc, &err);
+		if (c) {
+			c->done = true;
+			c->status[0] = '\0';
+		}
+		pthread_cond_broadcast(&s->claim_done);
+		pthread_mutex_unlock(&s->lock);
+		goto out;
+	}
 	row->status = rc == 0 ? "built" : rc == ERR_NOTFOUND ? "no-cfi" : "failed";
 	row->error = rc < 0 ? err.msg : NULL;
 	row->ehelf = rc == 0 ? len : 0;
@@ -244,7 +314,7 @@ static void compile_and_record(shared *s, elf_file *f,
 		       .store_ms = store_ms, .sha256 = sha,
 		       .signed_by = signed_ ? sign_key_id(s->o->key) : NULL };
 	pthread_mutex_lock(&s->lock);
-	record(s, row, hex, rc == 0 ? &b : NULL);
+	record(s, row, hex, rc == 0 ? &b : NULL, rc == 0 ? cfi : NULL);
 	count(s, row->status, row->eh_frame, row->eh_frame_hdr, row->ehelf);
 	s->sum.signatures += signed_;
 	if (rc == 0) {
@@ -257,9 +327,11 @@ static void compile_and_record(shared *s, elf_file *f,
 		snprintf(c->status, sizeof c->status, "%s", row->status);
 		snprintf(c->error, sizeof c->error, "%s", row->error ? row->error : "");
 		c->ehelf_bytes = row->ehelf;
+		c->cfi = rc == 0 ? *cfi : (cfi_id){ 0 };
 	}
 	pthread_cond_broadcast(&s->claim_done);
 	pthread_mutex_unlock(&s->lock);
+out:
 	ehelf_compile_stats_free(&st);
 	if (det)
 		ehelf_compile_detail_free(det);
@@ -272,7 +344,7 @@ static void compile_and_record(shared *s, elf_file *f,
 static void record_unbuilt(shared *s, const db_file *row)
 {
 	pthread_mutex_lock(&s->lock);
-	record(s, row, NULL, NULL);
+	record(s, row, NULL, NULL, NULL);
 	count(s, row->status, row->eh_frame, row->eh_frame_hdr, 0);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -290,6 +362,21 @@ static bool sig_by(const char *line, int n, const char *key)
  * (its signature is missing or by another key). */
 static claim *claim_present(shared *s, const char *hex)
 {
+	ehelf_err err = { 0 };
+	int conflicted = db_conflicted(s->db, hex, &err);
+	if (conflicted != 0) {
+		/* in conflict: none is kept (a run stopped between the
+		 * database and the store leaves its file behind) */
+		if (conflicted > 0)
+			conflicted = store_remove(&s->st, hex, &err);
+		set_fatal(s, conflicted, &err);
+		claim *c = claim_add(s, hex);
+		if (c) {
+			c->done = true;
+			snprintf(c->status, sizeof c->status, "conflict");
+		}
+		return c;
+	}
 	db_ehelf_row row;
 	if (db_lookup_ehelf(s->db, hex, &row, NULL) < 0 ||
 	    !db_ehelf_current(&row) || !store_has(&s->st, hex))
@@ -299,6 +386,7 @@ static claim *claim_present(shared *s, const char *hex)
 		return NULL;
 	c->done = true;
 	snprintf(c->status, sizeof c->status, "present");
+	set_fatal(s, db_cfi_get(s->db, hex, &c->cfi, &err), &err);
 	char path[4096];
 	struct stat sb;
 	if (store_path(&s->st, hex, path, sizeof path) == 0 &&
@@ -338,6 +426,53 @@ static void sign_present(shared *s, const char *hex, claim *c)
 	}
 	c->done = true;
 	pthread_cond_broadcast(&s->claim_done);
+}
+
+/* ROW, a file of build-ID HEX with unwind tables of digest CFI, in
+ * conflict: C's build-ID is in conflict already, or its eh_elf was built
+ * from other tables, which puts it in conflict now (its eh_elf deleted
+ * from the database, then from the store).  Under the lock. */
+static void record_conflict(shared *s, claim *c, db_file *row,
+			    const char *pkg_name, const char *hex,
+			    const cfi_id *cfi)
+{
+	ehelf_err err = { 0 };
+	char why[1024];
+	bool opening = strcmp(c->status, "conflict") != 0;
+	db_ehelf_row first;
+	if (opening && db_lookup_ehelf(s->db, hex, &first, NULL) == 0 &&
+	    first.package[0])
+		snprintf(why, sizeof why, "build-ID conflict: %.400s in package "
+			 "%.200s has this build-ID and other unwind tables; "
+			 "neither eh_elf is built, shipped or served until it is "
+			 "resolved (ehelf-batch resolve)", first.path,
+			 first.package);
+	else
+		snprintf(why, sizeof why, "build-ID conflict: other files have "
+			 "this build-ID and other unwind tables (table "
+			 "conflicts); no eh_elf is built, shipped or served until "
+			 "it is resolved (ehelf-batch resolve)");
+	row->status = "conflict";
+	row->error = why;
+	row->ehelf = 0;
+	int rc = db_begin(s->db, &err);
+	if (rc == 0)
+		rc = opening ? db_conflict_open(s->db, hex, c->cfi.sha, row,
+						pkg_name, cfi->sha, &err)
+			     : db_conflict_add(s->db, hex, row, cfi->sha, &err);
+	if (rc == 0)
+		rc = db_put_file(s->db, row, &err);
+	rc = end_transaction(s, rc, &err);
+	if (rc == 0 && opening)
+		rc = store_remove(&s->st, hex, &err);
+	set_fatal(s, rc, &err);
+	if (rc == 0 && opening) {
+		snprintf(c->status, sizeof c->status, "conflict");
+		s->sum.conflict_ids++;
+		fprintf(stderr, "ehelf-batch: %s: %s in %s: %s\n", hex, row->path,
+			pkg_name, why);
+	}
+	count(s, row->status, row->eh_frame, row->eh_frame_hdr, 0);
 }
 
 static void process_elf(shared *s, const elf_job *j)
@@ -391,37 +526,57 @@ static void process_elf(shared *s, const elf_job *j)
 	}
 
 	/* one compile per build-ID: wait for a worker doing it, or claim it */
+	cfi_id cfi;
+	cfi_digest(&f, &cfi);
 	pthread_mutex_lock(&s->lock);
 	claim *c = claim_find(s, hex);
 	while (c && !c->done)
 		pthread_cond_wait(&s->claim_done, &s->lock);
-	if (!c)
+	if (!c && !s->fatal)
 		c = claim_present(s, hex);
-	if (c && !c->done)
+	if (c && !c->done && !s->fatal)
 		sign_present(s, hex, c);
-	if (c && strcmp(c->status, "built") && strcmp(c->status, "present")) {
+	if (s->fatal) { /* the run stops: this file is left for the next */
+		pthread_mutex_unlock(&s->lock);
+		elf_file_close(&f);
+		return;
+	}
+	bool known = c && (!strcmp(c->status, "built") ||
+			   !strcmp(c->status, "present"));
+	bool differ = known && c->cfi.sha[0] && strcmp(c->cfi.sha, cfi.sha);
+	if ((c && !known && strcmp(c->status, "conflict")) ||
+	    (differ && c->cfi.debug_file && !cfi.debug_file)) {
 		/* an earlier file with this build-ID had no usable unwind
 		 * tables (a separate debug file shares its build-ID with the
-		 * stripped binary): try this one */
+		 * stripped binary), or only a debug file's: try this one */
 		c->done = false;
 		snprintf(c->status, sizeof c->status, "%s", "");
 		pthread_mutex_unlock(&s->lock);
-		compile_and_record(s, &f, &row, hex, raw, rawlen, c);
+		compile_and_record(s, &f, &row, hex, raw, rawlen, &cfi, c);
 		return;
 	}
-	if (c) { /* known: compiled earlier, in this run or before */
-		row.status = !strcmp(c->status, "built") ? "present" : c->status;
-		row.error = c->error[0] ? c->error : NULL;
+	if (c && (!known || (differ && !cfi.debug_file))) {
+		/* in conflict, or another file's eh_elf from other tables */
+		record_conflict(s, c, &row, j->meta->name, hex, &cfi);
+	} else if (c) { /* known: compiled earlier, in this run or before
+			 * (or a debug file's tables against an ELF's) */
+		row.status = "present";
 		row.ehelf = c->ehelf_bytes;
-		record(s, &row, NULL, NULL);
+		/* a digest an older run did not record: this file's */
+		bool adopt = !c->cfi.sha[0];
+		record(s, &row, NULL, NULL, adopt ? &cfi : NULL);
+		if (adopt)
+			c->cfi = cfi;
 		count(s, row.status, row.eh_frame, row.eh_frame_hdr, 0);
+	}
+	if (c) {
 		pthread_mutex_unlock(&s->lock);
 		elf_file_close(&f);
 		return;
 	}
 	c = claim_add(s, hex);
 	pthread_mutex_unlock(&s->lock);
-	compile_and_record(s, &f, &row, hex, raw, rawlen, c);
+	compile_and_record(s, &f, &row, hex, raw, rawlen, &cfi, c);
 }
 
 /* ---- one package ----------------------------------------------------------- */
@@ -433,6 +588,23 @@ static bool stopped(shared *s)
 	bool f = s->fatal != 0;
 	pthread_mutex_unlock(&s->lock);
 	return f;
+}
+
+/* Member MB of package ID, a hard link: recorded as its target is, if
+ * that is an ELF of the package. */
+static void record_link(shared *s, int64_t id, const pkg_member *mb)
+{
+	ehelf_err err = { 0 };
+	char status[16] = "";
+	pthread_mutex_lock(&s->lock);
+	int rc = db_begin(s->db, &err);
+	int copied = rc == 0 ? db_link_file(s->db, id, mb->link, mb->path, status,
+					    &err) : rc;
+	rc = end_transaction(s, copied < 0 ? copied : 0, &err);
+	set_fatal(s, rc, &err);
+	if (rc == 0 && copied > 0)
+		count(s, status, 0, 0, 0);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void process_job(shared *s, const pkg_job *job)
@@ -457,9 +629,14 @@ static void process_job(shared *s, const pkg_job *job)
 	}
 	int64_t id = 0;
 	bool done = false;
+	unsigned lost = 0;
+	char lost_why[1100] = "";
 	pthread_mutex_lock(&s->lock);
 	ehelf_err dberr = { 0 };
 	int drc = db_package(s->db, m, &id, &done, &dberr);
+	if (drc == 0 && rc == 0 && !done && (job->format == PKG_DEB ||
+	    job->format == PKG_RPM || job->format == PKG_ARCH))
+		drc = db_package_forget_others(s->db, id, m, &dberr);
 	set_fatal(s, drc, &dberr);
 	pthread_mutex_unlock(&s->lock);
 	/* a directory tree or an ELF file can change between runs: it is
@@ -474,21 +651,41 @@ static void process_job(shared *s, const pkg_job *job)
 	} else if (drc == 0 && rc == 0) {
 		pkg_member mb;
 		while (!stopped(s) && (rc = pkg_next_elf(r, &mb, &err)) > 0) {
-			elf_job j = { .package_id = id, .meta = m, .m = &mb };
-			process_elf(s, &j);
+			const char *why = mb.problem ? mb.problem : mb.warning;
+			if (why && !lost++)
+				snprintf(lost_why, sizeof lost_why, "%.1000s: %s",
+					 mb.path, why);
+			if (mb.problem) {
+				db_file row = { .package_id = id, .path = mb.path,
+						.status = "failed", .error = why };
+				record_unbuilt(s, &row);
+			} else if (mb.link) {
+				record_link(s, id, &mb);
+			} else {
+				elf_job j = { .package_id = id, .meta = m, .m = &mb };
+				process_elf(s, &j);
+			}
 		}
 	}
 	pthread_mutex_lock(&s->lock);
 	if (drc == 0 && !done && !s->fatal) {
+		/* a member lost or not read: not done, read again next time */
+		char msg[1200];
+		if (rc >= 0 && lost)
+			snprintf(msg, sizeof msg, "members not read: %u (the first: "
+				 "%s)", lost, lost_why);
+		const char *why = rc < 0 ? err.msg : lost ? msg : NULL;
 		ehelf_err e2 = { 0 };
-		set_fatal(s, db_package_end(s->db, id, rc < 0 ? "failed" : "done",
-					    rc < 0 ? err.msg : NULL,
-					    progress_now() - t0, &e2), &e2);
+		set_fatal(s, db_package_end(s->db, id, why ? "failed" : "done",
+					    why, progress_now() - t0, &e2), &e2);
 		s->sum.packages++;
-		if (rc < 0) {
+		if (why) {
 			s->sum.packages_failed++;
-			if (!s->prog.tty)
-				fprintf(stderr, "ehelf-batch: %s\n", err.msg);
+			if (!s->prog.tty && rc < 0)
+				fprintf(stderr, "ehelf-batch: %s\n", why);
+			else if (!s->prog.tty)
+				fprintf(stderr, "ehelf-batch: %s: %s\n", m->source,
+					why);
 		}
 	}
 	s->pc.packages_done++;
@@ -541,6 +738,11 @@ void batch_shard(pkg_jobs *jobs, unsigned k, unsigned n)
 	jobs->n = w;
 }
 
+static bool in_store(void *st, const char *hex)
+{
+	return store_has(st, hex);
+}
+
 int batch_run(const batch_opts *o, const pkg_jobs *jobs, batch_summary *sum,
 	      ehelf_err *err)
 {
@@ -555,8 +757,11 @@ int batch_run(const batch_opts *o, const pkg_jobs *jobs, batch_summary *sum,
 	if (rc == 0) /* their eh_elfs are rebuilt or signed as they are read */
 		rc = db_reopen_outdated(s->db, o->key ? sign_key_id(o->key) : NULL,
 					err);
+	if (rc >= 0) /* and those whose eh_elf left the store, rebuilt */
+		rc = db_reopen_missing(s->db, in_store, &s->st, err);
 	if (rc < 0) {
 		db_close(s->db);
+		store_close(&s->st);
 		free(s);
 		return rc;
 	}
@@ -579,11 +784,18 @@ int batch_run(const batch_opts *o, const pkg_jobs *jobs, batch_summary *sum,
 	free(t);
 	progress_end(&s->prog, &s->pc);
 	s->sum.seconds = progress_now() - s->prog.start;
+	if (!s->fatal) {
+		ehelf_err e2 = { 0 };
+		set_fatal(s, db_conflict_counts(s->db, &s->sum.conflict_ids_all,
+						&s->sum.conflict_files_all, &e2),
+			  &e2);
+	}
 	*sum = s->sum;
 	rc = s->fatal;
 	if (rc < 0 && err)
 		*err = s->fatal_err;
 	db_close(s->db);
+	store_close(&s->st);
 	for (size_t b = 0; b < CLAIM_BUCKETS; b++)
 		for (claim *c = s->claims[b], *next; c; c = next) {
 			next = c->next;

@@ -47,6 +47,12 @@ typedef struct batch_summary {
 	uint64_t no_cfi;            /* ELFs without unwind tables */
 	uint64_t ignored;           /* not x86_64 executables or shared objects
 				     * (32-bit, relocatable objects, modules) */
+	uint64_t conflicts;         /* files recorded in a build-ID conflict
+				     * (db_conflict.h) */
+	uint64_t conflict_ids;      /* build-IDs put in conflict by this run */
+	uint64_t conflict_ids_all;  /* build-IDs in conflict in the database
+				     * at the end, files involved */
+	uint64_t conflict_files_all;
 	uint64_t eh_frame_bytes, eh_frame_hdr_bytes; /* of the ELFs seen */
 	uint64_t ehelf_bytes;       /* of the eh_elfs written */
 	/* of the eh_elfs built: rows of their tables, those whose rule set

@@ -18,7 +18,7 @@ static const char schema_sql[] =
 enum { S_PKG_UPSERT, S_PKG_GET, S_PKG_END, S_FILE, S_EHELF, S_KINDS, S_OPS,
        S_FDE_ROWS, S_RULESET, S_TEXT, S_FDE_SIZE, S_LOOKUP, S_LOOKUP_PKG,
        S_SET_SIGNED, S_REOPEN, S_CLEAR_KINDS, S_CLEAR_OPS, S_CLEAR_FDE,
-       S_CLEAR_RULESETS, S_CLEAR_FDE_SIZES, S_COUNT };
+       S_CLEAR_RULESETS, S_CLEAR_FDE_SIZES, S_FORGET_EHELF, S_COUNT };
 
 /* The eh_elfs columns after build_id, in the order S_EHELF binds them
  * (from ?2); the first EHELF_V2_COLS exist since version 2, the others
@@ -109,6 +109,7 @@ static const char *const sql[S_COUNT] = {
 	[S_CLEAR_FDE] = "DELETE FROM fde_rows WHERE build_id = ?1",
 	[S_CLEAR_RULESETS] = "DELETE FROM rulesets WHERE build_id = ?1",
 	[S_CLEAR_FDE_SIZES] = "DELETE FROM fde_sizes WHERE build_id = ?1",
+	[S_FORGET_EHELF] = "DELETE FROM eh_elfs WHERE build_id = ?1",
 };
 
 /* At most this many fingerprints are remembered as having their
@@ -207,6 +208,63 @@ static int migrate(batch_db *db, ehelf_err *err)
 	return rc;
 }
 
+/* The tables of every schema version (schema.sql), with their indexes
+ * (sqlite's own objects are sqlite_*). */
+static const char *const ehelf_tables[] = {
+	"packages", "files", "eh_elfs", "rule_kinds", "dwarf_ops", "fde_rows",
+	"rulesets", "ruleset_texts", "fde_sizes", "unsupported", "cfi_sources",
+	"conflicts",
+};
+
+/* Before anything is written: refuse a database that fails PRAGMA
+ * quick_check, or that is not empty and not ehelf's (an object of a table
+ * schema.sql does not create; a user_version without an eh_elfs table). */
+static int check_ours(batch_db *db, int version, ehelf_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db->h, "PRAGMA quick_check(1)", -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0)
+					 : NULL;
+	if (!r || strcmp(r, "ok") != 0) {
+		rc = err_set(err, ERR_FORMAT, "%s: a damaged database (PRAGMA "
+			     "quick_check: %s): not used; give another --db, or "
+			     "move it away to start afresh", db->path,
+			     r ? r : sqlite3_errmsg(db->h));
+		sqlite3_finalize(s);
+		return rc;
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db->h, "SELECT type, name, tbl_name FROM"
+			       " main.sqlite_master WHERE name NOT LIKE 'sqlite!_%'"
+			       " ESCAPE '!' ORDER BY rowid", -1, &s, NULL) != SQLITE_OK)
+		return db_fail(db, err, "cannot read the schema");
+	rc = 0;
+	bool any = false;
+	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+		any = true;
+		const char *tbl = (const char *)sqlite3_column_text(s, 2);
+		bool known = false;
+		for (size_t i = 0; tbl && !known &&
+		     i < sizeof ehelf_tables / sizeof *ehelf_tables; i++)
+			known = !strcmp(tbl, ehelf_tables[i]);
+		if (!known)
+			rc = err_set(err, ERR_FORMAT, "%s: not an ehelf-batch "
+				     "database (it has the %s '%.100s', which "
+				     "ehelf-batch never creates): not changed; "
+				     "give ehelf-batch a --db of its own", db->path,
+				     sqlite3_column_text(s, 0),
+				     sqlite3_column_text(s, 1));
+	}
+	sqlite3_finalize(s);
+	if (rc == 0 && version != 0 && !any)
+		rc = err_set(err, ERR_FORMAT, "%s: not an ehelf-batch database "
+			     "(user_version %d, no tables): not changed; give "
+			     "ehelf-batch a --db of its own", db->path, version);
+	return rc;
+}
+
 /* Check the version of the open database; for writing, migrate it or
  * create the schema. */
 static int check_schema(batch_db *db, bool ro, ehelf_err *err)
@@ -219,6 +277,8 @@ static int check_schema(batch_db *db, bool ro, ehelf_err *err)
 		return err_set(err, ERR_UNSUPPORTED, "%s: written by a newer "
 			       "ehelf-batch (database version %d; this one knows "
 			       "versions up to %d)", db->path, v, DB_SCHEMA_VERSION);
+	if (!ro && (rc = check_ours(db, v, err)) < 0)
+		return rc;
 	bool tables = db_has_column(db->h, "main", "eh_elfs", "build_id");
 	if (ro && !tables)
 		return err_set(err, ERR_IO, "%s: not an ehelf-batch database (no "
@@ -254,6 +314,10 @@ static int open_handle(batch_db *db, bool ro, bool immutable, ehelf_err *err)
 	    != SQLITE_OK)
 		return db_fail(db, err, "cannot open");
 	sqlite3_busy_timeout(db->h, 10000);
+	if (!ro && sqlite3_db_readonly(db->h, "main") == 1)
+		return err_set(err, ERR_IO, "%s: the database cannot be written "
+			       "(a read-only file or file system): ehelf-batch "
+			       "needs one it can write", db->path);
 	return check_schema(db, ro, err);
 }
 
@@ -407,6 +471,27 @@ int db_package(batch_db *db, const pkg_meta *m, int64_t *id, bool *done,
 	return 0;
 }
 
+int db_package_forget_others(batch_db *db, int64_t id, const pkg_meta *m,
+			      ehelf_err *err)
+{
+	char *q = sqlite3_mprintf(
+		"BEGIN IMMEDIATE;"
+		" CREATE TEMP TABLE IF NOT EXISTS gone (id INTEGER PRIMARY KEY);"
+		" DELETE FROM gone;"
+		" INSERT INTO gone SELECT id FROM packages WHERE source = %Q"
+		" AND format = %Q AND id <> %lld;"
+		" DELETE FROM conflicts WHERE package_id IN (SELECT id FROM gone);"
+		" DELETE FROM files WHERE package_id IN (SELECT id FROM gone);"
+		" DELETE FROM packages WHERE id IN (SELECT id FROM gone);"
+		" COMMIT", m->source, pkg_format_name(m->format), (long long)id);
+	int rc = q ? exec_sql(db, q, "cannot forget a replaced package", err)
+		   : err_set(err, ERR_NOMEM, "out of memory");
+	sqlite3_free(q);
+	if (rc < 0)
+		db_rollback(db);
+	return rc;
+}
+
 int db_package_end(batch_db *db, int64_t id, const char *status,
 		   const char *error, double seconds, ehelf_err *err)
 {
@@ -506,10 +591,118 @@ int db_reopen_outdated(batch_db *db, const char *key_id, ehelf_err *err)
 	return rc < 0 ? rc : sqlite3_changes(db->h);
 }
 
+int db_reopen_missing(batch_db *db, bool (*in_store)(void *arg, const char *hex),
+		      void *arg, ehelf_err *err)
+{
+	sqlite3_stmt *ids = NULL, *up = NULL;
+	if (sqlite3_prepare_v2(db->h, "SELECT DISTINCT f.build_id, e.build_id IS NOT"
+			       " NULL FROM files f JOIN packages p ON p.id ="
+			       " f.package_id LEFT JOIN eh_elfs e ON e.build_id ="
+			       " f.build_id WHERE p.status = 'done' AND f.status IN"
+			       " ('built', 'present') AND f.build_id IS NOT NULL",
+			       -1, &ids, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h, "UPDATE packages SET status = 'reading'"
+			       " WHERE status = 'done' AND format <> 'debuginfod'"
+			       " AND id IN (SELECT package_id FROM files WHERE"
+			       " build_id = ?1 AND status IN ('built', 'present'))",
+			       -1, &up, NULL) != SQLITE_OK) {
+		sqlite3_finalize(ids);
+		return db_fail(db, err, "cannot prepare a statement");
+	}
+	/* the build-IDs first, then the updates (not while reading) */
+	char **missing = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0, st;
+	while (rc == 0 && (st = sqlite3_step(ids)) == SQLITE_ROW) {
+		const char *hex = (const char *)sqlite3_column_text(ids, 0);
+		if (sqlite3_column_int(ids, 1) && in_store(arg, hex))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			char **v = realloc(missing, cap * sizeof *v);
+			if (!v) {
+				rc = err_set(err, ERR_NOMEM, "out of memory");
+				break;
+			}
+			missing = v;
+		}
+		if (!(missing[n] = strdup(hex)))
+			rc = err_set(err, ERR_NOMEM, "out of memory");
+		else
+			n++;
+	}
+	if (rc == 0 && st != SQLITE_DONE)
+		rc = db_fail(db, err, "cannot read the files");
+	sqlite3_finalize(ids);
+	int reopened = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0) {
+			text(up, 1, missing[i]);
+			rc = run(db, up, err);
+			reopened += rc == 0 ? sqlite3_changes(db->h) : 0;
+		}
+		free(missing[i]);
+	}
+	free(missing);
+	sqlite3_finalize(up);
+	return rc < 0 ? rc : reopened;
+}
+
 static int clear(batch_db *db, sqlite3_stmt *s, const char *hex, ehelf_err *err)
 {
 	text(s, 1, hex);
 	return run(db, s, err);
+}
+
+int db_link_file(batch_db *db, int64_t package_id, const char *target,
+		 const char *path, char status[16], ehelf_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO files (package_id, path,"
+			       " build_id, build_id_kind, size, text_bytes,"
+			       " eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes,"
+			       " ehelf_bytes, status, error) SELECT package_id, ?3,"
+			       " build_id, build_id_kind, size, text_bytes,"
+			       " eh_frame_bytes, eh_frame_hdr_bytes, debug_frame_bytes,"
+			       " ehelf_bytes, CASE status WHEN 'built' THEN 'present'"
+			       " ELSE status END, error FROM files WHERE"
+			       " package_id = ?1 AND path = ?2 AND true"
+			       " ON CONFLICT (package_id, path) DO UPDATE SET"
+			       " build_id = excluded.build_id, build_id_kind ="
+			       " excluded.build_id_kind, size = excluded.size,"
+			       " text_bytes = excluded.text_bytes, eh_frame_bytes ="
+			       " excluded.eh_frame_bytes, eh_frame_hdr_bytes ="
+			       " excluded.eh_frame_hdr_bytes, debug_frame_bytes ="
+			       " excluded.debug_frame_bytes, ehelf_bytes ="
+			       " excluded.ehelf_bytes, status = excluded.status,"
+			       " error = excluded.error RETURNING status", -1, &s,
+			       NULL) != SQLITE_OK)
+		return db_fail(db, err, "cannot prepare a statement");
+	sqlite3_bind_int64(s, 1, package_id);
+	sqlite3_bind_text(s, 2, target, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, path, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(s), copied = 0;
+	if (rc == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(s, 0);
+		snprintf(status, 16, "%s", v ? (const char *)v : "");
+		copied = 1;
+		rc = sqlite3_step(s);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? copied : db_fail(db, err, "write failed");
+}
+
+int db_forget_ehelf(batch_db *db, const char *hex, ehelf_err *err)
+{
+	sqlite3_stmt *const detail[] = {
+		db->st[S_CLEAR_KINDS], db->st[S_CLEAR_OPS], db->st[S_CLEAR_FDE],
+		db->unsup_clear, db->st[S_CLEAR_RULESETS],
+		db->st[S_CLEAR_FDE_SIZES], db->st[S_FORGET_EHELF],
+	};
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < sizeof detail / sizeof *detail; i++)
+		rc = clear(db, detail[i], hex, err);
+	return rc;
 }
 
 static void int64_or_null(sqlite3_stmt *s, int i, bool set, uint64_t v)

@@ -54,6 +54,13 @@ void db_rollback(batch_db *db);
 int db_package(batch_db *db, const pkg_meta *m, int64_t *id, bool *done,
 	       ehelf_err *err);
 
+/* The package file of M, read as package ID, held other packages when
+ * earlier runs read it (it was replaced): their rows (packages, files,
+ * conflicts) are deleted, in a transaction of their own.  For package
+ * files only (deb, rpm, arch). */
+int db_package_forget_others(batch_db *db, int64_t id, const pkg_meta *m,
+			      ehelf_err *err);
+
 /* Record how the package ended: STATUS "done" or "failed" (with ERROR). */
 int db_package_end(batch_db *db, int64_t id, const char *status,
 		   const char *error, double seconds, ehelf_err *err);
@@ -92,6 +99,16 @@ typedef struct db_ehelf {
 int db_put_ehelf(batch_db *db, const char *hex, const db_ehelf *e,
 		 ehelf_err *err);
 
+/* Record PATH of package PACKAGE_ID, a hard link to its member TARGET, as
+ * TARGET's files row says (built read as present), its status into
+ * STATUS.  Returns 1, 0 when TARGET has no row (not an ELF), or ERR_IO. */
+int db_link_file(batch_db *db, int64_t package_id, const char *target,
+		 const char *path, char status[16], ehelf_err *err);
+
+/* Delete HEX's eh_elfs row and its detail rows (a build-ID in conflict:
+ * db_conflict.h). */
+int db_forget_ehelf(batch_db *db, const char *hex, ehelf_err *err);
+
 /* Record that key SIGNED_BY signed HEX's eh_elf. */
 int db_set_signed(batch_db *db, const char *hex, const char *signed_by,
 		  ehelf_err *err);
@@ -128,6 +145,13 @@ bool db_ehelf_current(const db_ehelf_row *r);
  * key, so that this run reads them again: rebuilds the former, signs the
  * latter.  Returns how many packages, or ERR_IO. */
 int db_reopen_outdated(batch_db *db, const char *key_id, ehelf_err *err);
+
+/* Mark unfinished the packages shipping a file recorded built or present
+ * whose eh_elf is gone: no eh_elfs row, or IN_STORE(ARG, build-ID) false
+ * (its file removed from the store), so that this run reads them again and
+ * builds it.  Returns how many packages, or ERR_IO / ERR_NOMEM. */
+int db_reopen_missing(batch_db *db, bool (*in_store)(void *arg, const char *hex),
+		      void *arg, ehelf_err *err);
 
 /* Does SCHEMA.TABLE (SCHEMA "main", or an attached database) have
  * COLUMN? */

@@ -126,6 +126,106 @@ static int merge_ehelf(sqlite3 *h, sqlite3_stmt *row, const store *in,
 	return rc;
 }
 
+/* The build-IDs in conflict once the shard is merged (left_out 'conflict':
+ * a digest of the shard's and one of the merged store's differ, neither of
+ * a separate debug file, or one side has it in conflict already), and
+ * those whose merged eh_elf, from an ELF with code, stays against a shard's
+ * from a separate debug file (left_out 'kept'); see db_conflict.h. */
+static int find_conflicts(sqlite3 *h, ehelf_err *err)
+{
+	int rc = 0;
+	if (db_has_column(h, "s", "cfi_sources", "build_id"))
+		rc = exec(h, "INSERT OR IGNORE INTO left_out SELECT x.build_id,"
+			  " CASE WHEN x.separate_debug = 0 AND m.separate_debug = 0"
+			  " THEN 'conflict' ELSE 'kept' END FROM s.cfi_sources x"
+			  " JOIN main.cfi_sources m ON m.build_id = x.build_id"
+			  " WHERE x.cfi_sha256 <> m.cfi_sha256 AND NOT"
+			  " (x.separate_debug = 0 AND m.separate_debug = 1)",
+			  "finding conflicts", err);
+	if (rc == 0 && db_has_column(h, "s", "conflicts", "build_id"))
+		rc = exec(h, "INSERT OR REPLACE INTO left_out SELECT DISTINCT"
+			  " build_id, 'conflict' FROM s.conflicts",
+			  "finding conflicts", err);
+	return rc ? rc : exec(h, "INSERT OR REPLACE INTO left_out SELECT"
+			      " DISTINCT build_id, 'conflict' FROM main.conflicts"
+			      " WHERE build_id IN (SELECT build_id FROM s.files)",
+			      "finding conflicts", err);
+}
+
+#define CONFLICTED "SELECT build_id FROM left_out WHERE why = 'conflict'"
+/* The shard's package X.package_id as the merged database's id. */
+#define SHARD_PKG \
+	" JOIN s.packages sp ON sp.id = x.package_id JOIN main.packages p" \
+	" ON p.name = sp.name AND p.version = sp.version" \
+	" AND p.architecture = sp.architecture AND p.source = sp.source"
+
+/* In the merge's transaction, after the files rows: the shard's digests
+ * and conflicts, and the conflicts find_conflicts found recorded as
+ * ehelf-batch records them (every file of the build-ID, both sides; its
+ * files rows 'conflict', its eh_elf's rows deleted). */
+static int record_conflicts(sqlite3 *h, ehelf_err *err)
+{
+	bool cfi = db_has_column(h, "s", "cfi_sources", "build_id");
+	int rc = !cfi ? 0 : exec(h, "INSERT OR REPLACE INTO main.cfi_sources"
+		" SELECT build_id, cfi_sha256, separate_debug FROM s.cfi_sources"
+		" WHERE build_id NOT IN (SELECT build_id FROM left_out)",
+		"copying cfi_sources", err);
+	if (rc == 0 && db_has_column(h, "s", "conflicts", "build_id"))
+		rc = exec(h, "INSERT OR IGNORE INTO main.conflicts SELECT"
+			  " x.build_id, p.id, x.path, x.cfi_sha256 FROM s.conflicts x"
+			  SHARD_PKG, "copying conflicts", err);
+	char *q = sqlite3_mprintf("INSERT OR IGNORE INTO main.conflicts SELECT"
+		" x.build_id, p.id, x.path, %s FROM s.files x" SHARD_PKG
+		"%s WHERE x.build_id IN (" CONFLICTED ") AND x.status IN"
+		" ('built', 'present')", cfi ? "coalesce(c.cfi_sha256, '')" : "''",
+		cfi ? " LEFT JOIN s.cfi_sources c ON c.build_id = x.build_id" : "");
+	rc = rc ? rc : q ? exec(h, q, "recording conflicts", err)
+		     : err_set(err, ERR_NOMEM, "out of memory");
+	sqlite3_free(q);
+	rc = rc ? rc : exec(h, "INSERT OR IGNORE INTO main.conflicts SELECT"
+		" f.build_id, f.package_id, f.path, coalesce(c.cfi_sha256, '')"
+		" FROM main.files f LEFT JOIN main.cfi_sources c ON c.build_id ="
+		" f.build_id WHERE f.build_id IN (" CONFLICTED ") AND f.status IN"
+		" ('built', 'present');"
+		" UPDATE main.files SET status = 'conflict', ehelf_bytes = 0,"
+		" error = 'build-ID conflict: files of another shard have this"
+		" build-ID and other unwind tables (table conflicts); no eh_elf is"
+		" built, shipped or served until it is resolved (ehelf-batch"
+		" resolve)' WHERE build_id IN (" CONFLICTED ") AND status IN"
+		" ('built', 'present');"
+		" DELETE FROM main.cfi_sources WHERE build_id IN (" CONFLICTED ")",
+		"recording conflicts", err);
+	static const char *const details[] = { "rule_kinds", "dwarf_ops",
+		"fde_rows", "unsupported", "rulesets", "fde_sizes", "eh_elfs" };
+	for (size_t i = 0; rc == 0 && i < sizeof details / sizeof *details; i++) {
+		q = sqlite3_mprintf("DELETE FROM main.\"%w\" WHERE build_id IN ("
+				    CONFLICTED ")", details[i]);
+		rc = q ? exec(h, q, "recording conflicts", err)
+		       : err_set(err, ERR_NOMEM, "out of memory");
+		sqlite3_free(q);
+	}
+	return rc;
+}
+
+/* After the merge's commit: the eh_elfs of the build-IDs in conflict out
+ * of OUT. */
+static int unstore_conflicts(sqlite3 *h, const store *out, ehelf_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(h, CONFLICTED, -1, &s, NULL) != SQLITE_OK)
+		return err_set(err, ERR_IO, "merge: %s", sqlite3_errmsg(h));
+	int rc = 0;
+	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+		const char *hex = (const char *)sqlite3_column_text(s, 0);
+		fprintf(stderr, "ehelf-batch merge: %s: build-ID conflict (files "
+			"with other unwind tables): no eh_elf until it is "
+			"resolved\n", hex);
+		rc = store_remove(out, hex, err);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 /* Merge shard store DIR into OUT and the database H: the eh_elf files
  * first, then the rows in one transaction.  Temp table left_out lists the
  * build-IDs whose shard rows are not copied: their eh_elf is missing from
@@ -135,7 +235,7 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 		     merge_summary *sum, ehelf_err *err)
 {
 	store in;
-	int rc = store_open(&in, dir, err);
+	int rc = store_at(&in, dir, err);
 	if (rc < 0)
 		return rc;
 	char dbpath[4200];
@@ -170,12 +270,14 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 	rc = rc ? rc : exec(h, "CREATE TEMP TABLE IF NOT EXISTS left_out (build_id"
 			    " TEXT PRIMARY KEY, why TEXT); DELETE FROM left_out",
 			    "temp table", err);
+	rc = rc ? rc : find_conflicts(h, err);
 	sqlite3_stmt *ids = NULL;
 	q = rc ? NULL : sqlite3_mprintf(
 		"SELECT x.build_id, %s, coalesce(%s, 0), coalesce(%s, 0),"
 		" m.build_id IS NOT NULL, m.sha256, coalesce(m.abi_version, 0),"
 		" coalesce(m.generator_version, 0) FROM s.eh_elfs x"
-		" LEFT JOIN main.eh_elfs m ON m.build_id = x.build_id",
+		" LEFT JOIN main.eh_elfs m ON m.build_id = x.build_id"
+		" WHERE x.build_id NOT IN (SELECT build_id FROM left_out)",
 		shard_col(h, "sha256", "x.sha256"),
 		shard_col(h, "abi_version", "x.abi_version"),
 		shard_col(h, "generator_version", "x.generator_version"));
@@ -247,11 +349,13 @@ static int merge_one(sqlite3 *h, const store *out, const char *dir,
 			    " (fingerprint, text) SELECT fingerprint, text"
 			    " FROM s.ruleset_texts", "copying ruleset_texts", err);
 	rc = rc ? rc : exec(h, copy_files, "copying files", err);
+	rc = rc ? rc : record_conflicts(h, err);
 	if (rc == 0) {
 		rc = exec(h, "COMMIT", "COMMIT", err);
 	} else {
 		sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
 	}
+	rc = rc ? rc : unstore_conflicts(h, out, err);
 	sqlite3_exec(h, "DETACH s", NULL, NULL, NULL);
 	sum->shards++;
 	return rc;
@@ -286,7 +390,10 @@ int batch_merge(const char *out_store, const char *out_db,
 		sum->packages = count_rows(db_handle(db), "packages");
 		sum->files = count_rows(db_handle(db), "files");
 		sum->ehelfs = count_rows(db_handle(db), "eh_elfs");
+		sum->conflicts = count_rows(db_handle(db),
+					    "(SELECT DISTINCT build_id FROM conflicts)");
 		db_close(db);
 	}
+	store_close(&out);
 	return rc;
 }

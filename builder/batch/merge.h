@@ -8,7 +8,12 @@
  * copied (hard-linked when on the same file system) before their rows, and
  * a shard row whose eh_elf file is missing is reported and left out.  A
  * shard's eh_elf replaces the merged store's unless that one was built by
- * a newer ABI or generator version.  Only shard databases of this
+ * a newer ABI or generator version.  Build-ID conflicts (db_conflict.h)
+ * are merged and found across shards as ehelf-batch finds them in one
+ * store: a shard's file of a build-ID whose tables differ from the merged
+ * store's puts it in conflict (its eh_elf and rows deleted, its files
+ * rows 'conflict'), and a shard's eh_elf from a separate debug file does
+ * not replace one from an ELF with code.  Only shard databases of this
  * version are merged (every column and table named, the statistics
  * tables rulesets, fde_sizes and ruleset_texts included): older ones
  * (ERR_UNSUPPORTED: run ehelf-batch on the shard once, which migrates it
@@ -26,6 +31,8 @@ typedef struct merge_summary {
 	uint64_t copied;      /* eh_elf files put into the store */
 	uint64_t signatures;  /* .sig files put into the store */
 	uint64_t missing;     /* shard rows whose eh_elf file was missing */
+	uint64_t conflicts;   /* build-IDs in conflict in the merged database
+			       * (no eh_elf in the store) */
 } merge_summary;
 
 int batch_merge(const char *out_store, const char *out_db,

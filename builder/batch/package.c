@@ -1,6 +1,9 @@
 /* package.c - pkg_open (the reader of a job's format), the reader's
  * operations and pkg_format_name; see package.h. */
 #include "package.h"
+
+#include <stdlib.h>
+
 #include "package_archive.h"
 #include "package_impl.h"
 #include "package_tree.h"
@@ -41,11 +44,15 @@ const pkg_meta *pkg_get_meta(const pkg_reader *r)
 
 int pkg_next_elf(pkg_reader *r, pkg_member *m, ehelf_err *err)
 {
+	*m = (pkg_member){ 0 };
 	return r->next(r, m, err);
 }
 
 void pkg_close(pkg_reader *r)
 {
-	if (r)
-		r->close(r);
+	if (!r)
+		return;
+	free(r->names[0]);
+	free(r->names[1]);
+	r->close(r);
 }

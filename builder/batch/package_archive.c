@@ -30,11 +30,18 @@ typedef struct arc_reader {
 	struct archive_entry *pending_entry;
 } arc_reader;
 
+/* libarchive's reason for A's last error, never NULL. */
+static const char *arc_reason(struct archive *a)
+{
+	const char *why = a ? archive_error_string(a) : "unexpected end";
+	return why ? why : "a damaged archive (libarchive gives no reason)";
+}
+
 static int arc_error(ehelf_err *err, const pkg_meta *m, struct archive *a,
 		     const char *what)
 {
 	return err_set(err, ERR_FORMAT, "%s: %s: %s", m->source, what,
-		       a ? archive_error_string(a) : "unexpected end");
+		       arc_reason(a));
 }
 
 static struct archive *new_reader(bool raw_formats)
@@ -268,11 +275,26 @@ static int open_arch(arc_reader *r, ehelf_err *err)
 	return 0;
 }
 
+/* The member of entry E, of SIZE bytes starting with the ELF magic
+ * (read), too large to be read: reported.  1 or ERR_NOMEM. */
+static int too_large(arc_reader *r, struct archive_entry *e, la_int64_t size,
+		     pkg_member *mb, ehelf_err *err)
+{
+	snprintf(r->base.problem, sizeof r->base.problem, "an ELF file of "
+		 "%lld bytes, over the limit of %u: not read", (long long)size,
+		 (unsigned)ELF_MAX);
+	mb->problem = r->base.problem;
+	int rc = pkg_member_name(&r->base, 0, archive_entry_pathname(e),
+				 &mb->path, err);
+	return rc < 0 ? rc : 1;
+}
+
 static int arc_next(pkg_reader *base, pkg_member *mb, ehelf_err *err)
 {
 	arc_reader *r = (arc_reader *)base;
 	struct archive_entry *e;
 	for (;;) {
+		mb->warning = NULL;
 		if (r->pending) {
 			e = r->pending_entry;
 			r->pending = false;
@@ -282,12 +304,50 @@ static int arc_next(pkg_reader *base, pkg_member *mb, ehelf_err *err)
 				return 0;
 			if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
 				return arc_error(err, &base->meta, r->inner, "reading");
+			if (rc == ARCHIVE_WARN) {
+				/* damage libarchive read past (bsdtar exits 1):
+				 * reported with this member, whatever it is */
+				snprintf(base->problem, sizeof base->problem,
+					 "the archive is damaged before or at "
+					 "this member: %s", arc_reason(r->inner));
+				mb->warning = base->problem;
+			}
 		}
-		if (archive_entry_filetype(e) != AE_IFREG)
-			continue;
+		const char *name = archive_entry_pathname(e);
+		if (!name || !name[0])
+			name = "(a member without a name)";
+		const char *link = archive_entry_hardlink(e);
 		la_int64_t size = archive_entry_size(e);
-		if (size < 4 || size > ELF_MAX)
-			continue;
+		if (link && size == 0) {
+			/* a hard link to an earlier member: recorded as it is */
+			int rc = pkg_member_name(base, 1, link, &mb->link, err);
+			if (rc == 0)
+				rc = pkg_member_name(base, 0, name, &mb->path, err);
+			return rc < 0 ? rc : 1;
+		}
+		if (archive_entry_filetype(e) != AE_IFREG || size < 4) {
+			if (!mb->warning)
+				continue;
+			/* not an ELF, but where the damage is: reported */
+			int rc = pkg_member_name(base, 0, name, &mb->path, err);
+			mb->problem = mb->warning;
+			mb->warning = NULL;
+			return rc < 0 ? rc : 1;
+		}
+		uint8_t magic[4];
+		la_ssize_t got = archive_read_data(r->inner, magic, 4);
+		if (got < 0)
+			return arc_error(err, &base->meta, r->inner, name);
+		if (got != 4 || memcmp(magic, "\177ELF", 4) != 0) {
+			if (!mb->warning)
+				continue; /* not an ELF: skipped without reading it */
+			int rc = pkg_member_name(base, 0, name, &mb->path, err);
+			mb->problem = mb->warning;
+			mb->warning = NULL;
+			return rc < 0 ? rc : 1;
+		}
+		if (size > ELF_MAX)
+			return too_large(r, e, size, mb, err);
 		if ((size_t)size > r->cap) {
 			uint8_t *b = realloc(r->buf, (size_t)size);
 			if (!b)
@@ -295,26 +355,20 @@ static int arc_next(pkg_reader *base, pkg_member *mb, ehelf_err *err)
 			r->buf = b;
 			r->cap = (size_t)size;
 		}
-		la_ssize_t got = archive_read_data(r->inner, r->buf, 4);
-		if (got < 0)
-			return arc_error(err, &base->meta, r->inner,
-					 archive_entry_pathname(e));
-		if (got != 4 || memcmp(r->buf, "\177ELF", 4) != 0)
-			continue; /* not an ELF: skipped without reading it */
+		memcpy(r->buf, magic, 4);
 		size_t n = 4;
 		while (n < (size_t)size) {
 			got = archive_read_data(r->inner, r->buf + n, (size_t)size - n);
 			if (got < 0)
-				return arc_error(err, &base->meta, r->inner,
-						 archive_entry_pathname(e));
+				return arc_error(err, &base->meta, r->inner, name);
 			if (got == 0)
 				return err_set(err, ERR_FORMAT, "%s: %s: truncated",
-					       base->meta.source,
-					       archive_entry_pathname(e));
+					       base->meta.source, name);
 			n += (size_t)got;
 		}
-		pkg_normalize_path(archive_entry_pathname(e), mb->path,
-				   sizeof mb->path);
+		int rc = pkg_member_name(base, 0, name, &mb->path, err);
+		if (rc < 0)
+			return rc;
 		mb->disk_path = NULL;
 		mb->data = r->buf;
 		mb->size = n;

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,22 @@ void pkg_normalize_path(const char *in, char *out, size_t n)
 	while (in[0] == '/')
 		in++;
 	snprintf(out, n, "/%s", in);
+}
+
+int pkg_member_name(pkg_reader *r, int which, const char *in,
+		    const char **out, ehelf_err *err)
+{
+	size_t need = strlen(in) + 2;
+	if (need > r->names_cap[which]) {
+		char *b = realloc(r->names[which], need);
+		if (!b)
+			return err_set(err, ERR_NOMEM, "out of memory");
+		r->names[which] = b;
+		r->names_cap[which] = need;
+	}
+	pkg_normalize_path(in, r->names[which], r->names_cap[which]);
+	*out = r->names[which];
+	return 0;
 }
 
 void pkg_set(char *field, size_t n, const char *s)

@@ -13,10 +13,21 @@ struct pkg_reader {
 	pkg_meta meta;
 	int (*next)(pkg_reader *r, pkg_member *m, ehelf_err *err);
 	void (*close)(pkg_reader *r);
+	/* the member's path and link target (pkg_member_path), freed by
+	 * pkg_close */
+	char *names[2];
+	size_t names_cap[2];
+	char problem[512];  /* the member's problem or warning */
 };
 
-/* "usr/lib/x", "./usr/lib/x" -> "/usr/lib/x" into OUT. */
+/* "usr/lib/x", "./usr/lib/x" -> "/usr/lib/x" into OUT (cut to N). */
 void pkg_normalize_path(const char *in, char *out, size_t n);
+
+/* IN normalized as pkg_normalize_path does, whole, into R's name buffer
+ * WHICH (0: the member's path, 1: its link target); *OUT points to it.
+ * Returns 0 or ERR_NOMEM. */
+int pkg_member_name(pkg_reader *r, int which, const char *in,
+		    const char **out, ehelf_err *err);
 
 /* The package format a file name says (PKG_DEB, PKG_RPM, PKG_ARCH), or -1. */
 int pkg_format_of_name(const char *name);

@@ -32,6 +32,26 @@ static int add(pkg_jobs *jobs, pkg_format f, const char *path,
 	return 0;
 }
 
+/* A symbolic link E met in a directory: when named as a package, the
+ * package it points to is a job (under its real path, as a package given
+ * by itself); a link that leads nowhere, or not to a regular file, is a
+ * job too, under its own path: reading it fails and records why.  Links
+ * to other files are left to their targets (the tree reads files, not
+ * links). */
+static int add_linked_package(pkg_jobs *jobs, const FTSENT *e, ehelf_err *err)
+{
+	int f = pkg_format_of_name(e->fts_name);
+	if (f < 0)
+		return 0;
+	char real[PATH_MAX];
+	struct stat st;
+	if (realpath(e->fts_path, real) && stat(real, &st) == 0 &&
+	    S_ISREG(st.st_mode))
+		return add(jobs, (pkg_format)f, real, NULL, NULL,
+			   (uint64_t)st.st_size, err);
+	return add(jobs, (pkg_format)f, e->fts_path, NULL, NULL, 0, err);
+}
+
 int pkg_jobs_add_source(pkg_jobs *jobs, const char *given, ehelf_err *err)
 {
 	/* packages are identified by absolute path, whatever the cwd */
@@ -64,6 +84,10 @@ int pkg_jobs_add_source(pkg_jobs *jobs, const char *given, ehelf_err *err)
 	int rc = 0;
 	FTSENT *e;
 	while (rc == 0 && (e = fts_read(fts)) != NULL) {
+		if (e->fts_info == FTS_SL || e->fts_info == FTS_SLNONE) {
+			rc = add_linked_package(jobs, e, err);
+			continue;
+		}
 		if (e->fts_info != FTS_F)
 			continue;
 		int f = pkg_format_of_name(e->fts_name);

@@ -33,11 +33,14 @@ typedef struct tree_reader {
 	char disk[4096];
 } tree_reader;
 
-/* Member M: the file at DISK, PATH in the package; read in place.  1. */
+/* Member M: the file at DISK, PATH in the package; read in place.  1, or
+ * ERR_NOMEM. */
 static int member(tree_reader *r, pkg_member *m, const char *path,
-		  const char *disk)
+		  const char *disk, ehelf_err *err)
 {
-	pkg_normalize_path(path, m->path, sizeof m->path);
+	int rc = pkg_member_name(&r->base, 0, path, &m->path, err);
+	if (rc < 0)
+		return rc;
 	pkg_set(r->disk, sizeof r->disk, disk);
 	m->disk_path = r->disk;
 	m->data = NULL;
@@ -55,7 +58,7 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 		r->file = NULL;
 		if (!pkg_is_elf_file(f))
 			return err_set(err, ERR_IO, "%s: no longer an ELF file", f);
-		return member(r, m, f, f);
+		return member(r, m, f, f, err);
 	}
 	if (r->fts) {
 		FTSENT *e;
@@ -66,7 +69,8 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 			if (e->fts_info != FTS_F || pkg_is_package_name(e->fts_name) ||
 			    !pkg_is_elf_file(e->fts_path))
 				continue;
-			return member(r, m, e->fts_path + r->root_len, e->fts_path);
+			return member(r, m, e->fts_path + r->root_len, e->fts_path,
+				      err);
 		}
 		return 0;
 	}
@@ -76,7 +80,7 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 			r->line[--n] = '\0';
 		if (!pkg_is_elf_file(r->line))
 			continue;
-		return member(r, m, r->line, r->line);
+		return member(r, m, r->line, r->line, err);
 	}
 	return 0;
 }

@@ -43,11 +43,23 @@ typedef struct pkg_meta {
 	pkg_format format;
 } pkg_meta;
 
+/* A member of a package: an ELF file, or one the reader reports instead
+ * of reading it (PROBLEM), or a hard link to an earlier member (LINK).
+ * Every pointer is valid until the next pkg_next_elf(). */
 typedef struct pkg_member {
-	char path[4096];        /* inside the package, starting with '/' */
+	const char *path;       /* inside the package, starting with '/', whole */
 	const char *disk_path;  /* the file on disk, or NULL: then data/size */
-	const uint8_t *data;    /* valid until the next pkg_next_elf() */
+	const uint8_t *data;
 	size_t size;
+	/* not NULL: the member was not read, for this reason (an ELF over
+	 * the size limit); nothing but PATH is set */
+	const char *problem;
+	/* not NULL: a hard link to the member of this path (as PATH is
+	 * written), read earlier; no contents */
+	const char *link;
+	/* not NULL: the archive is damaged here (libarchive's warning: a
+	 * member before this one may be lost); this member is as given */
+	const char *warning;
 } pkg_member;
 
 typedef struct pkg_reader pkg_reader;

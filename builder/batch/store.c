@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../common/atomic_file.h"
@@ -34,32 +36,95 @@ static int mkdir_p(const char *path, ehelf_err *err)
 	return 0;
 }
 
-int store_open(store *s, const char *root, ehelf_err *err)
+/* Take the store's lock, S->tmp/ehelf-batch.lock (an flock held until
+ * store_close), writing this process's ID into it for the message of the
+ * next one. */
+static int lock_store(store *s, ehelf_err *err)
 {
+	char path[2200];
+	snprintf(path, sizeof path, "%s/ehelf-batch.lock", s->tmp);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return err_set(err, ERR_IO, "%s: the store cannot be written "
+			       "(%s): ehelf-batch needs a store it can write "
+			       "(ehelf-batch lookup and ehelf-server read one "
+			       "that is read-only)", s->root, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+		char pid[32] = "";
+		ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return err_set(err, ERR_IO, "%s: another ehelf-batch "
+				       "(process %s) is writing this store: run "
+				       "again once it has finished", s->root,
+				       pid[0] ? pid : "?");
+		return err_set(err, ERR_IO, "%s: cannot lock: %s", path,
+			       strerror(e));
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+		int rc = err_set(err, ERR_IO, "%s: cannot write: %s", path,
+				 strerror(errno));
+		close(fd);
+		return rc;
+	}
+	s->lock_fd = fd;
+	return 0;
+}
+
+int store_at(store *s, const char *root, ehelf_err *err)
+{
+	s->lock_fd = -1;
 	if (snprintf(s->root, sizeof s->root, "%s", root) >= (int)sizeof s->root)
 		return err_set(err, ERR_ARG, "%s: path too long", root);
 	snprintf(s->tmp, sizeof s->tmp, "%s/.tmp", s->root);
+	return 0;
+}
+
+int store_open(store *s, const char *root, ehelf_err *err)
+{
+	if (store_at(s, root, err) < 0)
+		return ERR_ARG;
 	char ids[2100];
 	snprintf(ids, sizeof ids, "%s/.build-id", s->root);
 	int rc = mkdir_p(ids, err);
 	if (rc == 0)
 		rc = mkdir_p(s->tmp, err);
+	if (rc == 0)
+		rc = lock_store(s, err);
 	if (rc < 0)
 		return rc;
-	/* temporaries of a run that was killed: never renamed, so unused */
+	/* temporaries of a run that was killed: never renamed, so unused.
+	 * Another ehelf-batch holds the lock while it writes, but
+	 * ehelf-server's on-demand builds write here too without it: only
+	 * those older than an hour are removed, as the server does */
 	DIR *d = opendir(s->tmp);
-	if (!d)
-		return err_set(err, ERR_IO, "%s: %s", s->tmp, strerror(errno));
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (strncmp(e->d_name, ".tmp-", 5) != 0)
-			continue;
-		char p[4200];
-		snprintf(p, sizeof p, "%s/%s", s->tmp, e->d_name);
-		unlink(p);
+	if (!d) {
+		rc = err_set(err, ERR_IO, "%s: %s", s->tmp, strerror(errno));
+		store_close(s);
+		return rc;
 	}
+	time_t old = time(NULL) - STORE_TMP_STALE_SECONDS;
+	struct dirent *e;
+	struct stat st;
+	while ((e = readdir(d)) != NULL)
+		if (!strncmp(e->d_name, ".tmp-", 5) &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_mtime < old)
+			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 	return 0;
+}
+
+void store_close(store *s)
+{
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	s->lock_fd = -1;
 }
 
 /* ROOT/.build-id/XX/REST.so followed by SUFFIX ("" or ".sig"). */
@@ -117,6 +182,25 @@ int store_put(const store *s, const char *hex, const void *data, size_t len,
 	      ehelf_err *err)
 {
 	return put(s, hex, "", data, len, err);
+}
+
+int store_stage(const store *s, const char *hex, const void *data,
+		size_t len, char *tmp, size_t tmpn, ehelf_err *err)
+{
+	char p[4096];
+	int rc = entry_dir(s, hex, "", p, sizeof p, err);
+	return rc < 0 ? rc : atomic_prepare(p, s->tmp, data, len, tmp, tmpn, err);
+}
+
+int store_commit(const store *s, const char *hex, const char *tmp,
+		 ehelf_err *err)
+{
+	char p[4096];
+	if (store_path(s, hex, p, sizeof p) < 0) {
+		unlink(tmp);
+		return err_set(err, ERR_ARG, "invalid build-ID '%.130s'", hex);
+	}
+	return atomic_commit(tmp, p, err);
 }
 
 int store_put_sig(const store *s, const char *hex, const char *line,
@@ -198,6 +282,17 @@ int store_remove_sig(const store *s, const char *hex, ehelf_err *err)
 		return err_set(err, ERR_IO, "%s: cannot remove: %s", p,
 			       strerror(errno));
 	return 0;
+}
+
+int store_remove(const store *s, const char *hex, ehelf_err *err)
+{
+	char p[4096];
+	if (store_path(s, hex, p, sizeof p) < 0)
+		return err_set(err, ERR_ARG, "invalid build-ID '%.130s'", hex);
+	if (unlink(p) < 0 && errno != ENOENT)
+		return err_set(err, ERR_IO, "%s: cannot remove: %s", p,
+			       strerror(errno));
+	return store_remove_sig(s, hex, err);
 }
 
 int store_import(const store *s, const char *hex, bool sig, const char *from,

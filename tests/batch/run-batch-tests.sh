@@ -19,10 +19,7 @@ trap 'rm -rf "$T"' EXIT INT TERM
 fails=0
 ok() { echo "  ok: $*"; }
 bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
-json() { # json FILE KEY: a number from a summary object
-	sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$1"
-}
-q() { sqlite3 "$1/ehelf.sqlite" "$2"; }
+. "$here/common.sh"
 root=$(cd "$here/../.." && pwd)
 abi=$(sed -n 's/^#define EHELF_ABI_VERSION \([0-9]*\)$/\1/p' "$root/client-lib/include/ehelf_abi.h")
 gen=$(sed -n 's/^#define EHELF_GENERATOR_VERSION \([0-9]*\)$/\1/p' "$root/builder/codegen/compile.h")
@@ -60,20 +57,7 @@ verify_store() {
 sigs_digest() {
 	(cd "$1/.build-id" && grep -r . --include='*.so.sig' . | sort | sha256sum)
 }
-# "build-ID sha256" of every eh_elf file of STORE, and as its database says
-store_sums() {
-	find "$1/.build-id" -name '*.so' -exec sha256sum {} + |
-		sed 's|^\([0-9a-f]*\)  .*/\([0-9a-f][0-9a-f]\)/\([0-9a-f]*\)\.so$|\2\3 \1|' | sort
-}
-db_sums() { q "$1" "SELECT build_id || ' ' || sha256 FROM eh_elfs ORDER BY 1"; }
 cols="SELECT build_id, sha256, abi_version, generator_version, signed_by FROM eh_elfs ORDER BY 1"
-# files rows as (format, package, version, arch, path, build-ID, outcome)
-dump() {
-	q "$1" "SELECT p.format, p.name, p.version, p.architecture, f.path,
-	        coalesce(f.build_id, ''), CASE WHEN f.status IN ('built', 'present')
-	        THEN 'ok' ELSE f.status END FROM files f JOIN packages p
-	        ON p.id = f.package_id ORDER BY 1, 2, 3, 4, 5"
-}
 
 echo "== ehelf-batch: inputs"
 debs=$("$here/../diff/fetch-packages.sh" --debs "$here/../diff/packages.txt")

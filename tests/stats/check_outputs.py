@@ -58,6 +58,7 @@ REQUIRED = {
                  "eh_frame_bytes", "eh_frame_hdr_bytes", "debug_frame_bytes",
                  "ehelf_bytes", "fdes", "rows", "rulesets"],
     "alternatives": ["bytes"],
+    "conflicts": ["build_id", "package", "version", "path", "cfi_sha256"],
 }
 for m in ("eh_frame_bytes", "ehelf_bytes", "ratio", "rows", "rulesets",
           "compile_ms"):
@@ -135,6 +136,9 @@ def csv_of_cell(c):
         return ""
     if isinstance(c, Lit):
         return c.text
+    # a text a spreadsheet would read as a formula: after a "'" (OWASP)
+    if c[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + c
     return c
 
 
@@ -418,7 +422,7 @@ def main():
             path = os.path.join(cdir, tid + ".csv")
             if os.path.exists(path):
                 with open(path, encoding="utf-8", newline="") as f:
-                    incsv |= any(s in r for r in csv.reader(f))
+                    incsv |= any(csv_of_cell(s) in r for r in csv.reader(f))
         if not incsv:
             fail("CSV: no cell %r" % s)
         inhtml = any(("text", s) == c for rows in page.tables.values()

@@ -62,14 +62,26 @@ db=$T/store/ehelf.sqlite
 # < & ' ", JSON's backslash, non-ASCII
 odd1='lib<b>&amp;"quoted", '"'"'x'"'"' \back'
 odd2='пакет-ü'
+# and names a spreadsheet would run as formulas (CSV injection)
+odd3='=HYPERLINK("http://example.invalid/","x")'
+odd4='@SUM(1+1)'
 sqlite3 "$db" "UPDATE packages SET name = '$(printf %s "$odd1" | sed "s/'/''/g")'
 	WHERE id = (SELECT min(id) FROM packages);
 	UPDATE packages SET name = '$odd2', version = '1:2.3-4'
-	WHERE id = (SELECT max(id) FROM packages);"
+	WHERE id = (SELECT max(id) FROM packages);
+	UPDATE packages SET name = '$odd3', version = '-1+2'
+	WHERE id = (SELECT min(id) + 1 FROM packages);
+	UPDATE packages SET name = '$odd4'
+	WHERE id = (SELECT min(id) + 2 FROM packages);"
 if outputs "$db" "$T/a" --top 20; then ok "four outputs written"; else bad "outputs"; fi
 if python3 "$here/check_outputs.py" "$T/a/out.json" "$T/a/out.txt" "$T/a/csv" \
 	"$T/a/out.html" --top 20 --expect-rows --expect-text "$odd1" \
-	--expect-text "$odd2"; then :; else bad "the outputs disagree"; fi
+	--expect-text "$odd2" --expect-text "$odd3" --expect-text "$odd4"; then :
+else bad "the outputs disagree"; fi
+grep -q "^\"'=HYPERLINK(\"\"http://example.invalid/\"\",\"\"x\"\")\",\"'-1+2\"," "$T/a/csv/packages.csv" &&
+	grep -q "^\"'@SUM(1+1)\"," "$T/a/csv/packages.csv" &&
+	ok "CSV: names starting with = @ and a version starting with -: quoted after a ' (formula injection)" ||
+	bad "CSV: formula-like cells written as they are: $(grep -m2 'HYPERLINK\|SUM' "$T/a/csv/packages.csv")"
 [ ! -s "$T/a/stdout" ] && ok "--csv and --html alone print nothing on stdout" ||
 	bad "--csv/--html printed on stdout"
 grep -q '<script>' "$T/a/out.html" && bad "HTML: a <script> tag" || ok "HTML: no script"
