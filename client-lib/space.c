@@ -274,6 +274,12 @@ const cfi_tables *module_cfi(const module *cm, bool may_map)
 	return m->cfi.ok ? &m->cfi : NULL;
 }
 
+int module_fde_info(const module *m, uint64_t pc, fde_info *out)
+{
+	const cfi_tables *t = module_cfi(m, false);
+	return t ? cfi_tables_proc_info(t, pc, out) : EHELF_E_NOT_COVERED;
+}
+
 const module *space_find(const ehelf_space *s, uint64_t pc)
 {
 	if (!s->n || pc < s->starts[0])

@@ -89,6 +89,14 @@ struct elf_file *module_elf(module *m);
  * looked for, no lock, no system call: async-signal-safe. */
 const cfi_tables *module_cfi(const module *m, bool may_map);
 
+/* What an exception unwinder asks of the FDE covering link-time address PC
+ * of M (range, LSDA, personality, signal flag: fde_lookup.h), from M's
+ * own tables (module_cfi(M, false)): no allocation, no lock, no system
+ * call, for the libunwind API's unw_get_proc_info in a signal handler.
+ * Returns 0, EHELF_E_NOT_COVERED (no FDE, or M's tables not located) or
+ * EHELF_E_UNSUPPORTED (a malformed entry). */
+int module_fde_info(const module *m, uint64_t pc, fde_info *out);
+
 /* The eh_elf object of a module, or NULL. */
 const ehelf_object *module_object(const module *m);
 

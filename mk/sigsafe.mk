@@ -17,7 +17,10 @@ $(UNW_DIR)/malloc-churn: $(B)/obj/tests/unwind/malloc_churn.o
 .PHONY: sigsafe-test sigsafe-bench
 sigsafe-test: all $(SIGSAFE_BINS)
 	@tests/unwind/run-sigsafe-tests.sh $(B)
-sigsafe-bench: all $(SIGSAFE_BINS) $(COLD_BINS)
+sigsafe-bench: all $(SIGSAFE_BINS) $(COLD_BINS) $(B)/bench/librusage-at-exit.so
 	@bench/sigsafe-bench.sh $(B)
 CHECK_MORE += sigsafe-test
 BENCH_MORE += sigsafe-bench
+$(B)/bench/librusage-at-exit.so: bench/rusage_at_exit.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
