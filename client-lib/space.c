@@ -235,8 +235,11 @@ void ehelf_space_free(ehelf_space *s)
  * in-memory image); under M's lock. */
 static void cfi_from_file(module *m)
 {
+	m->dw_useful = true;
 	if (m->image) {
-		cfi_tables_from_file(&m->cfi, m->image, m->image_size);
+		if (cfi_tables_from_file(&m->cfi, m->image, m->image_size))
+			m->dw_useful = cfi_file_has_section(m->image, m->image_size,
+							    ".debug_frame");
 		return;
 	}
 	int fd = m->path ? open(m->path, O_RDONLY | O_CLOEXEC) : -1;
@@ -247,6 +250,8 @@ static void cfi_from_file(module *m)
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p != MAP_FAILED) {
 			if (cfi_tables_from_file(&m->cfi, p, (size_t)st.st_size)) {
+				m->dw_useful = cfi_file_has_section(
+					p, (size_t)st.st_size, ".debug_frame");
 				m->map = p;
 				m->map_size = (size_t)st.st_size;
 			} else {

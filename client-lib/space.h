@@ -40,6 +40,9 @@ typedef struct module {
 	atomic_bool cfi_looked;
 	void *map;              /* the file's mapping behind cfi, or NULL */
 	size_t map_size;
+	/* set with cfi_looked, other spaces: the file has a .debug_frame
+	 * (libdw may cover pcs the tables do not), or no tables at all */
+	bool dw_useful;
 	dwarf_module *dw;       /* libdw fallback, opened on first use */
 	bool dw_tried;          /* an open of dw was tried (and failed if NULL) */
 	struct elf_file *elf;   /* the ELF, for procedure info; on first use */

@@ -171,7 +171,10 @@ static int plt_entry_step(ehelf_regs *r, const reader *rd, uint32_t *path)
  * to readable memory: libunwind 1.6's x86_64 rule where DWARF fails on a
  * pc it cannot read.  In place, like plt_entry_step (and reported as its
  * path: the return address at the stack pointer).  Only for a pc where
- * execution was (frame 0, or after a signal frame).
+ * execution was (frame 0, or after a signal frame), and only locally:
+ * libunwind's remote unwinding as perf drives it fails the step instead
+ * (perf's find_proc_info has no procedure there, an error, not
+ * UNW_ENOINFO), and ehelf-perf prints what perf prints.
  */
 static int bad_pc_step(ehelf_regs *r, const reader *rd, uint32_t *path)
 {
@@ -190,14 +193,14 @@ static int bad_pc_step(ehelf_regs *r, const reader *rd, uint32_t *path)
 
 /* No CFI for the frame in *R: a PLT entry's first instruction (EXACT: the
  * pc is where execution was, not a return address), or a pc that cannot be
- * read (the bad-pc rule, EXACT too), else, with
+ * read (the bad-pc rule, EXACT and local), else, with
  * EHELF_UNWIND_FRAME_POINTER, the frame-pointer guess; SP its stack
  * pointer. */
 static int uncovered_step(ehelf_regs *r, uint64_t sp, bool exact,
 			  const reader *rd, unsigned flags, uint32_t *path)
 {
 	int st = exact ? plt_entry_step(r, rd, path) : EHELF_E_NOT_COVERED;
-	if (st == EHELF_E_NOT_COVERED && exact)
+	if (st == EHELF_E_NOT_COVERED && exact && rd->local)
 		st = bad_pc_step(r, rd, path);
 	if (st == EHELF_E_NOT_COVERED && (flags & EHELF_UNWIND_FRAME_POINTER))
 		return frame_pointer_step(r, sp, rd, path);
@@ -351,10 +354,13 @@ slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
 		}
 	}
 	/* libdw, only outside this process's unwinds (it allocates and
-	 * locks), where the module's own tables could not step it */
+	 * locks), where the module's own tables could not step it: none, a
+	 * row beyond the interpreter's bounds, or a pc they do not cover in
+	 * a file with a .debug_frame (so never for ld.so's _start, which no
+	 * CFI covers) */
 	if (fallback && !rd->local &&
 	    (st == CFI_NO_TABLES || st == EHELF_E_UNSUPPORTED ||
-	     (o && st == EHELF_E_NOT_COVERED))) {
+	     (st == EHELF_E_NOT_COVERED && (o || own) && m->dw_useful))) {
 		*path = EHELF_PATH_DWARF;
 		st = step_dwarf(m, pc - m->bias, r, &tmp, rd);
 	}

@@ -100,6 +100,29 @@ bool cfi_tables_from_file(cfi_tables *t, const uint8_t *map, size_t size)
 		      file_bytes, &f, true);
 }
 
+bool cfi_file_has_section(const uint8_t *map, size_t size, const char *name)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)map;
+	if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > size ||
+	    (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum ||
+	    eh->e_shoff % _Alignof(ElfW(Shdr)) || eh->e_shstrndx >= eh->e_shnum)
+		return false;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(map + eh->e_shoff);
+	const ElfW(Shdr) *str = &sh[eh->e_shstrndx];
+	if (str->sh_offset > size || size - str->sh_offset < str->sh_size)
+		return false;
+	const char *names = (const char *)map + str->sh_offset;
+	size_t len = strlen(name);
+	for (int i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_name < str->sh_size &&
+		    str->sh_size - sh[i].sh_name > len &&
+		    !memcmp(names + sh[i].sh_name, name, len + 1))
+			return true;
+	return false;
+}
+
 int cfi_tables_find(const cfi_tables *t, uint64_t pc, cfi_fde *out)
 {
 	if (!t->ok)

@@ -43,6 +43,10 @@ bool cfi_tables_from_memory(cfi_tables *t, const ElfW(Phdr) *ph, int phnum,
  * of the whole file), through its ELF and program headers. */
 bool cfi_tables_from_file(cfi_tables *t, const uint8_t *map, size_t size);
 
+/* Whether the ELF file image MAP of SIZE bytes has a section called NAME
+ * (its section headers read in place; false for a malformed file). */
+bool cfi_file_has_section(const uint8_t *map, size_t size, const char *name);
+
 /* The FDE covering link-time address PC, with its CIE and the section
  * they were read from (pointing into the tables' memory). */
 typedef struct cfi_fde {

@@ -11,10 +11,16 @@
  *    from the rules equals the summary's step (summary_step.h), on a
  *    stack of known words;
  *  - the tables located from the loaded segments equal those of the file;
- *  - DWARF expressions of the PLT and of glibc's signal trampoline.
+ *  - DWARF expressions of the PLT and of glibc's signal trampoline;
+ *  - a space not of this process (ld.so added as a module under a random
+ *    build-ID, so that no eh_elf is found): a step from its own tables,
+ *    through a mapping of its file, with libdw never opened, also at a pc
+ *    that no FDE covers (ld.so has no .debug_frame).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <dwarf.h>
+#include <sys/random.h>
 #include <fcntl.h>
 #include <link.h>
 #include <sys/mman.h>
@@ -25,7 +31,9 @@
 #include "../../client-lib/cfi_fallback/cfi_apply.h"
 #include "../../client-lib/cfi_fallback/cfi_expr.h"
 #include "../../client-lib/cfi_fallback/cfi_row.h"
+#include "../../client-lib/space.h"
 #include "../../client-lib/summary_step.h"
+#include "../../client-lib/unwind.h"
 #include "unit.h"
 
 typedef struct stack_buf {
@@ -211,6 +219,74 @@ static void check_expressions(void)
 	CHECK_U64(v, 0x2ff8);
 }
 
+static ehelf_module_desc ldso;
+static char ldso_path[512];
+static uint8_t ldso_id[20];
+
+static int find_ldso(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "/ld-linux"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		snprintf(ldso_path, sizeof ldso_path, "%s", info->dlpi_name);
+		ldso = (ehelf_module_desc){ .start = info->dlpi_addr + ph->p_vaddr,
+					    .end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
+					    .bias = info->dlpi_addr, .path = ldso_path,
+					    .build_id = ldso_id, .build_id_len = sizeof ldso_id };
+		return 1;
+	}
+	return 0;
+}
+
+/* One remote step from PC, exact, on a stack whose first word is RET. */
+static int remote_step(const ehelf_space *s, uint64_t pc, uint64_t ret, uint32_t *path)
+{
+	uint64_t stack[4] = { ret, 0, 0, 0 };
+	snapshot sn = { .addr = (uint64_t)(uintptr_t)stack, .size = sizeof stack,
+			.data = (const uint8_t *)stack };
+	reader rd = { .local = false, .read = snapshot_read, .arg = &sn, .snap = &sn };
+	ehelf_regs r = { .valid = EHELF_VALID_REGS };
+	r.r[EHELF_RIP] = pc;
+	r.r[EHELF_RSP] = (uint64_t)(uintptr_t)stack;
+	return unwind_step(s, &r, true, &rd, 0, path, NULL, NULL);
+}
+
+static void check_remote_space(void)
+{
+	CHECK(dl_iterate_phdr(find_ldso, NULL) == 1);
+	CHECK(getrandom(ldso_id, sizeof ldso_id, 0) == (ssize_t)sizeof ldso_id);
+	ehelf_space *s = ehelf_space_new();
+	CHECK(s && ehelf_space_add_module(s, &ldso) == 0);
+	if (!s || !ldso.start)
+		return;
+	void *tga = dlsym(RTLD_DEFAULT, "__tls_get_addr"); /* ld.so's */
+	const module *m = space_find(s, (uint64_t)(uintptr_t)tga);
+	CHECK(m != NULL && module_object(m) == NULL);
+	if (!m)
+		return;
+	uint32_t path = 0;
+	uint64_t ret = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "abort") + 16;
+	CHECK(remote_step(s, (uint64_t)(uintptr_t)tga, ret, &path) == EHELF_STEP);
+	CHECK(path == EHELF_PATH_DWARF);
+	CHECK(m->map != NULL && m->cfi.ok);
+	/* ld.so's entry point, _start: no FDE, no .debug_frame */
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(uintptr_t)ldso.bias;
+	int st = remote_step(s, ldso.bias + eh->e_entry, ret, &path);
+	CHECK(st == EHELF_E_NOT_COVERED || st == EHELF_OUTERMOST);
+	CHECK(!m->dw_useful);
+	CHECK(m->dw == NULL && !m->dw_tried); /* libdw never opened */
+	fde_info fi;
+	CHECK(module_fde_info(m, (uint64_t)(uintptr_t)tga - ldso.bias, &fi) == 0);
+	CHECK(fi.lo <= (uint64_t)(uintptr_t)tga - ldso.bias &&
+	      (uint64_t)(uintptr_t)tga - ldso.bias < fi.hi && !fi.signal_frame);
+	ehelf_space_free(s);
+}
+
 int main(void)
 {
 	dl_iterate_phdr(each_object, NULL);
@@ -235,5 +311,6 @@ int main(void)
 	fprintf(stderr, "  %ld rows, %ld summaries checked\n", rows_checked, summaries_checked);
 	CHECK(summaries_checked > 1000);
 	check_expressions();
+	check_remote_space();
 	UNIT_DONE("test_cfi_fallback");
 }
