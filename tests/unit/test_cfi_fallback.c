@@ -15,7 +15,9 @@
  *  - a space not of this process (ld.so added as a module under a random
  *    build-ID, so that no eh_elf is found): a step from its own tables,
  *    through a mapping of its file, with libdw never opened, also at a pc
- *    that no FDE covers (ld.so has no .debug_frame).
+ *    that no FDE covers (ld.so has no .debug_frame); and a file with a
+ *    .debug_frame only (the zoo-debugframe fixture), which only libdw
+ *    steps there.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -287,6 +289,54 @@ static void check_remote_space(void)
 	ehelf_space_free(s);
 }
 
+/* the zoo-debugframe fixture's executable segment once loaded */
+static char zoo_path[512];
+static ehelf_module_desc zoo;
+
+static int find_zoo(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (!info->dlpi_name || strcmp(info->dlpi_name, zoo_path) != 0)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			zoo = (ehelf_module_desc){ .start = info->dlpi_addr + ph->p_vaddr,
+						   .end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
+						   .bias = info->dlpi_addr, .path = zoo_path,
+						   .build_id = ldso_id, .build_id_len = sizeof ldso_id };
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void check_debug_frame_only(void)
+{
+	const char *build = getenv("EHELF_BUILD");
+	snprintf(zoo_path, sizeof zoo_path, "%s/fixtures/zoo-debugframe.so",
+		 build ? build : "build");
+	void *h = dlopen(zoo_path, RTLD_NOW);
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	void *fn = dlsym(h, "fixture_recurse");
+	CHECK(fn != NULL && dl_iterate_phdr(find_zoo, NULL) == 1);
+	ehelf_space *s = ehelf_space_new();
+	CHECK(s && ehelf_space_add_module(s, &zoo) == 0);
+	const module *m = s ? space_find(s, (uint64_t)(uintptr_t)fn) : NULL;
+	CHECK(m != NULL);
+	if (m) {
+		uint32_t path = 0;
+		uint64_t ret = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "abort") + 16;
+		CHECK(remote_step(s, (uint64_t)(uintptr_t)fn, ret, &path) == EHELF_STEP);
+		CHECK(path == EHELF_PATH_DWARF);
+		CHECK(!m->cfi.ok && m->dw != NULL); /* no tables: libdw */
+	}
+	ehelf_space_free(s);
+}
+
 int main(void)
 {
 	dl_iterate_phdr(each_object, NULL);
@@ -312,5 +362,6 @@ int main(void)
 	CHECK(summaries_checked > 1000);
 	check_expressions();
 	check_remote_space();
+	check_debug_frame_only();
 	UNIT_DONE("test_cfi_fallback");
 }
