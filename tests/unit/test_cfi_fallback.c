@@ -266,14 +266,16 @@ static void check_remote_space(void)
 	CHECK(s && ehelf_space_add_module(s, &ldso) == 0);
 	if (!s || !ldso.start)
 		return;
-	void *tga = dlsym(RTLD_DEFAULT, "__tls_get_addr"); /* ld.so's */
-	const module *m = space_find(s, (uint64_t)(uintptr_t)tga);
+	/* a function of ld.so's that no sanitizer intercepts */
+	void *ld_fn = dlvsym(RTLD_DEFAULT, "__rtld_version_placeholder", "GLIBC_2.34");
+	CHECK(ld_fn != NULL);
+	const module *m = space_find(s, (uint64_t)(uintptr_t)ld_fn);
 	CHECK(m != NULL && module_object(m) == NULL);
 	if (!m)
 		return;
 	uint32_t path = 0;
 	uint64_t ret = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "abort") + 16;
-	CHECK(remote_step(s, (uint64_t)(uintptr_t)tga, ret, &path) == EHELF_STEP);
+	CHECK(remote_step(s, (uint64_t)(uintptr_t)ld_fn, ret, &path) == EHELF_STEP);
 	CHECK(path == EHELF_PATH_DWARF);
 	CHECK(m->map != NULL && m->cfi.ok);
 	/* ld.so's entry point, _start: no FDE, no .debug_frame */
@@ -283,9 +285,9 @@ static void check_remote_space(void)
 	CHECK(!m->dw_useful);
 	CHECK(m->dw == NULL && !m->dw_tried); /* libdw never opened */
 	fde_info fi;
-	CHECK(module_fde_info(m, (uint64_t)(uintptr_t)tga - ldso.bias, &fi) == 0);
-	CHECK(fi.lo <= (uint64_t)(uintptr_t)tga - ldso.bias &&
-	      (uint64_t)(uintptr_t)tga - ldso.bias < fi.hi && !fi.signal_frame);
+	CHECK(module_fde_info(m, (uint64_t)(uintptr_t)ld_fn - ldso.bias, &fi) == 0);
+	CHECK(fi.lo <= (uint64_t)(uintptr_t)ld_fn - ldso.bias &&
+	      (uint64_t)(uintptr_t)ld_fn - ldso.bias < fi.hi && !fi.signal_frame);
 	ehelf_space_free(s);
 }
 
