@@ -8,7 +8,10 @@
  * order of preference: the space's step cache (cached_step.h); the row
  * summary of the module's eh_elf (ehelf_describe), which then goes into the
  * cache; the eh_elf's local or remote step entry point (lenient_step.h
- * when a load fails); libdw, for modules without an eh_elf.  Unwinding
+ * when a load fails); for a module without an eh_elf (or a row it did not
+ * compile) its own .eh_frame (cfi_fallback/: allocation-free, the row
+ * summarised into the cache when it can be); libdw only outside local
+ * unwinds, where those tables cannot step it.  Unwinding
  * stops at the outermost frame, a pc in no module, a frame that cannot be
  * unwound, a stack pointer that does not move up (except across signal
  * frames; level from the first frame of a remote or snapshot unwind) and
