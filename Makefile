@@ -54,7 +54,8 @@ LIBS := $(PKG_LIBS) $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcr
 # Each uses only those after it: a program links what it uses, in this order.
 COMMON_SRC := common/err.c common/elf_file.c common/buildid.c common/atomic_file.c \
               common/u64_map.c common/sign.c common/dwarf/eh_pe.c \
-              common/dwarf/cfi_entry.c common/dwarf/fde_lookup.c
+              common/dwarf/cfi_entry.c common/dwarf/fde_lookup.c \
+              common/eh_elf_check.c
 CFI_SRC := builder/cfi/unwind_ir.c builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
            builder/cfi/dwarf_op.c builder/cfi/uw_dump.c
 CODEGEN_SRC := builder/codegen/x86_asm.c builder/codegen/ruleset.c \
@@ -115,7 +116,7 @@ $(B)/obj/server/index.o: ALL_CFLAGS += -I$(B)/gen
 CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
               client-lib/fallback_dwarf.c client-lib/local_read.c \
               client-lib/summary_step.c client-lib/step_cache.c \
-              client-lib/lenient_step.c client-lib/eh_elf_check.c \
+              client-lib/lenient_step.c \
               client-lib/trust.c client-lib/fetch.c client-lib/fetch_config.c \
               client-lib/fetch_cache.c client-lib/resolve.c client-lib/space_fetch.c \
               client-lib/curl_api.c $(wildcard client-lib/cfi_fallback/*.c)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eh_elf_check.h"
+#include "../common/eh_elf_check.h"
 #include "fetch.h"
 #include "fetch_cache.h"
 

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "eh_elf_check.h"
+#include "../common/eh_elf_check.h"
 #include "include/ehelf.h"
 
 /* An object over the R+X segment mapped at BASE (MAPLEN bytes, unmapped

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "../common/buildid.h"
-#include "eh_elf_check.h"
+#include "../common/eh_elf_check.h"
 #include "object.h"
 
 /* ---- reading a file carefully ------------------------------------------- */

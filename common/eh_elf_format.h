@@ -3,7 +3,7 @@
  * as eh_elf_write (builder/codegen/eh_elf_writer.c) lays them out: the
  * offsets, and the ELF header, program headers, note header, hash table,
  * symbols, .dynstr, .dynamic and section headers for given offsets.
- * The validator (client-lib/eh_elf_check.c) accepts a file only when
+ * The validator (common/eh_elf_check.c) accepts a file only when
  * these describe it byte for byte; the writer and these must change
  * together (tests/unit/test_eh_elf_check.c holds the two to each other on
  * real eh_elfs, with and without section headers).

@@ -1,6 +1,5 @@
-# ehelf-server: what the main Makefile's rules do not say.
-# It checks each eh_elf it builds with the loader's own validator.
-$(B)/bin/ehelf-server: $(B)/obj/client-lib/eh_elf_check.o
+# ehelf-server checks each eh_elf it builds with the loader's own
+# validator (common/eh_elf_check.c, in libehelf-common.a).
 
 # the soak (make check-full, about 70 s): 60 s of good requests under slow
 # headers, slow bodies, slow readers and a flood; memory, descriptors and

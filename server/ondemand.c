@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../client-lib/eh_elf_check.h"
+#include "../common/eh_elf_check.h"
 #include "../common/atomic_file.h"
 #include "upstream.h"
 

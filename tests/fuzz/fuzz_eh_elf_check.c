@@ -1,6 +1,6 @@
 /*
  * fuzz_eh_elf_check.c - libFuzzer target for the eh_elf validator
- * (client-lib/eh_elf_check.h): the input is a file image, given to
+ * (common/eh_elf_check.h): the input is a file image, given to
  * eh_elf_check in an allocation of exactly its size (so that ASan sees any
  * read past it).  When the check accepts, what it promises the loader
  * must hold: every entry point and ehelf_info inside the R+X segment,
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../client-lib/eh_elf_check.h"
+#include "../../common/eh_elf_check.h"
 #include "../../client-lib/include/ehelf_abi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

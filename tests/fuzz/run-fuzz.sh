@@ -38,7 +38,7 @@ clang $flags -o "$out/make-perf-seeds" tests/fuzz/make_perf_seeds.c $perf_src \
 	-ldw -lelf -lzstd -lstdc++
 # shellcheck disable=SC2086
 clang $flags -fsanitize=fuzzer -o "$out/fuzz_eh_elf_check" tests/fuzz/fuzz_eh_elf_check.c \
-	client-lib/eh_elf_check.c
+	common/eh_elf_check.c
 if [ -z "$(ls "$out/eh-seeds")" ]; then
 	"${EHELF_COMPILE:-$top/build/bin/ehelf-compile}" "$top/build/fixtures/zoo.so" \
 		-o "$out/eh-seeds/zoo.so"

@@ -24,7 +24,7 @@
 #include "../../builder/cfi/cfi_reader.h"
 #include "../../builder/codegen/compile.h"
 #include "../../builder/codegen/lookup_table.h"
-#include "../../client-lib/eh_elf_check.h"
+#include "../../common/eh_elf_check.h"
 #include "../../client-lib/include/ehelf.h"
 #include "cfi_build.h"
 #include "unit.h"

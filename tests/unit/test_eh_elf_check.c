@@ -1,5 +1,5 @@
 /*
- * test_eh_elf_check - the eh_elf validator (client-lib/eh_elf_check.h) and
+ * test_eh_elf_check - the eh_elf validator (common/eh_elf_check.h) and
  * the loader built on it, on real eh_elfs compiled here from the fixture
  * zoo.so and from libc:
  *  - the real ones pass, load through ehelf_object_open and trust_open,
@@ -36,7 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../client-lib/eh_elf_check.h"
+#include "../../common/eh_elf_check.h"
 #include "../../client-lib/trust.h"
 #include "eh_elf_image.h"
 #include "unit.h"

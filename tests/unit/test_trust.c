@@ -37,7 +37,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "../../client-lib/eh_elf_check.h"
+#include "../../common/eh_elf_check.h"
 #include "../../client-lib/trust.h"
 #include "../../common/sign.h"
 #include "eh_elf_image.h"

@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/eh_elf_format.h"
-#include "include/ehelf_abi.h"
+#include "eh_elf_format.h"
+#include "../client-lib/include/ehelf_abi.h"
 
 #ifndef DT_RELRSZ
 #define DT_RELRSZ 35
