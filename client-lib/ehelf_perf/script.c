@@ -150,43 +150,20 @@ static script_frame user_frame(const proc *pr, uint64_t ip)
 	return f;
 }
 
-/* A frame before it is named: a kernel address, or a user pc of process
- * PR (NULL: the marker of a stack cut off by the end of its copy). */
-typedef struct raw_frame {
-	uint64_t ip;
-	const proc *pr;
-	bool kernel;
-} raw_frame;
-
-/* The frames of EV into F (at most MAX), unnamed: see script_frames. */
-static int raw_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
-		      int max)
+int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
+		       int max, bool *unwound)
 {
 	int n = 0;
-	uint32_t pid = ev->pid;
-	proc *pr = procs_proc(c->procs, pid);
-	/* kernel frames: the callchain's kernel context */
-	uint64_t context = 0;
-	bool user_in_chain = false;
-	for (uint64_t i = 0; i < ev->sample.nr && n < max; i++) {
-		uint64_t ip = ev->sample.callchain[i];
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			context = ip;
-			continue;
-		}
-		if (context == (uint64_t)PERF_CONTEXT_KERNEL)
-			f[n++] = (raw_frame){ .ip = ip, .kernel = true };
-		else if (context == (uint64_t)PERF_CONTEXT_USER)
-			user_in_chain = true;
-	}
-	int nk = n;
-	c->kernel_frames += (uint64_t)nk;
-	/* user frames: unwound from the registers and stack copy, or else
-	 * the callchain's user context (frame-pointer callchains) */
+	proc *pr = procs_proc(c->procs, ev->pid);
 	ehelf_frame uf[MAX_FRAMES];
-	int nu = pr ? sample_unwind(pr, c->reader, ev, uf, MAX_FRAMES) : 0;
+	int lim = max < MAX_FRAMES ? max : MAX_FRAMES;
+	int nu = pr ? sample_unwind(pr, c->reader, ev, uf, lim) : 0;
+	*unwound = nu > 0;
+	c->stats.samples++;
 	if (nu > 0) {
 		c->unwound_samples++;
+		c->stats.unwound++;
+		unwind_stats_stack(&c->stats, pr, uf, nu, lim);
 		/* as perf: a caller's frame is shown (and named) at its return
 		 * address minus 1, inside the call, unless it was reached
 		 * through a signal frame (its pc is the interrupted one); a
@@ -204,8 +181,8 @@ static int raw_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 		 * as 0 - 1; so does ehelf-perf, for tools that expect it */
 		if ((uf[nu - 1].flags & EHELF_FRAME_TRUNCATED) && n < max)
 			f[n++] = (raw_frame){ .ip = (uint64_t)-1 };
-	} else if (user_in_chain) {
-		context = 0;
+	} else {
+		uint64_t context = 0;
 		for (uint64_t i = 0; i < ev->sample.nr && n < max; i++) {
 			uint64_t ip = ev->sample.callchain[i];
 			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
@@ -213,9 +190,38 @@ static int raw_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 			else if (context == (uint64_t)PERF_CONTEXT_USER)
 				f[n++] = (raw_frame){ .ip = ip, .pr = pr };
 		}
+		if (n)
+			c->stats.from_chain++;
+		else
+			c->stats.no_user_stack++;
 	}
-	c->user_frames += (uint64_t)(n - nk);
+	c->user_frames += (uint64_t)n;
+	c->stats.user_frames += (uint64_t)n;
 	return n;
+}
+
+/* The frames of EV into F (at most MAX), unnamed: see script_frames. */
+static int raw_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
+		      int max)
+{
+	int n = 0;
+	/* kernel frames: the callchain's kernel context */
+	uint64_t context = 0;
+	for (uint64_t i = 0; i < ev->sample.nr && n < max; i++) {
+		uint64_t ip = ev->sample.callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			context = ip;
+			continue;
+		}
+		if (context == (uint64_t)PERF_CONTEXT_KERNEL)
+			f[n++] = (raw_frame){ .ip = ip, .kernel = true };
+	}
+	c->kernel_frames += (uint64_t)n;
+	c->stats.kernel_frames += (uint64_t)n;
+	/* user frames: unwound from the registers and stack copy, or else
+	 * the callchain's user context (frame-pointer callchains) */
+	bool unwound;
+	return n + script_user_frames(c, ev, f + n, max - n, &unwound);
 }
 
 static script_frame name_frame(script_ctx *c, const raw_frame *r)

@@ -16,6 +16,7 @@
 #include "dso.h"
 #include "outbuf.h"
 #include "procs.h"
+#include "unwind_stats.h"
 
 /* One frame as printed. */
 typedef struct script_frame {
@@ -27,6 +28,15 @@ typedef struct script_frame {
 			     * "[unknown]" */
 	bool kernel;
 } script_frame;
+
+/* A frame before it is named: a kernel address, or a user pc of process
+ * PR (NULL: the marker of a stack cut off by the end of its copy, ip
+ * (uint64_t)-1, as perf shows it). */
+typedef struct raw_frame {
+	uint64_t ip;
+	const proc *pr;
+	bool kernel;
+} raw_frame;
 
 typedef struct folded_table folded_table;
 typedef struct line_cache line_cache;
@@ -48,6 +58,7 @@ typedef struct script_ctx {
 	line_cache *lines;      /* frame lines already printed (script.c) */
 	/* statistics */
 	uint64_t samples, kernel_frames, user_frames, unwound_samples;
+	unwind_stats stats;
 } script_ctx;
 
 /* Set up C for printing the samples of R to OUT (FOLDED: aggregate); R
@@ -75,6 +86,15 @@ size_t script_fold_name(const script_frame *f, bool java, char *buf,
  * their number. */
 int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 		  int max);
+
+/* The user frames of sample EV into F (at most MAX), as script_sample
+ * prints them: unwound from its registers and stack copy (callers at
+ * their return address - 1, as perf shows them; a stack cut off by the
+ * end of its copy ends with perf's marker), else (*UNWOUND false) those
+ * of its recorded callchain.  Counted into C's statistics.  Returns their
+ * number. */
+int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
+		       int max, bool *unwound);
 
 /* Print (or count) sample EV.  0, or ERR_NOMEM. */
 int script_sample(script_ctx *c, const perf_event *ev);
