@@ -399,7 +399,7 @@ static int run_inject(const char *input, const char *output, bool show_progress,
 	}
 	if (status == 0 &&
 	    (!(w = perf_writer_new(fd, to_pipe, to_pipe ? "<stdout>" : output, &err)) ||
-	     !(in = inject_new(s.r, &s.sc, w, to_pipe, &err)))) {
+	     !(in = inject_new(s.r, &s.sc, w, to_pipe, NULL, &err)))) {
 		fprintf(stderr, "ehelf-perf: %s\n", err.msg);
 		status = 1;
 	}

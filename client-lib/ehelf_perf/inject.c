@@ -35,6 +35,7 @@ struct injector {
 				 * the end) */
 	size_t nbids_bytes, bids_cap;
 	size_t added;
+	inject_copy copy;       /* keep set: a copier */
 	uint8_t rec[MAX_RECORD + 1] __attribute__((aligned(8)));
 	uint8_t feat[MAX_RECORD + 1];
 };
@@ -126,7 +127,7 @@ static int add_bid_bytes(injector *in, const uint8_t *e, size_t n,
 static int carry_features(injector *in, bool build_ids, ehelf_err *err);
 
 injector *inject_new(perf_reader *r, script_ctx *sc, perf_writer *w,
-		     bool pipe_out, ehelf_err *err)
+		     bool pipe_out, const inject_copy *copy, ehelf_err *err)
 {
 	injector *in = calloc(1, sizeof *in);
 	if (!in) {
@@ -137,6 +138,8 @@ injector *inject_new(perf_reader *r, script_ctx *sc, perf_writer *w,
 	in->sc = sc;
 	in->w = w;
 	in->pipe_out = pipe_out;
+	if (copy)
+		in->copy = *copy;
 	in->nattrs0 = perf_reader_nattrs(r);
 	for (size_t i = 0; i < in->nattrs0; i++) {
 		const uint8_t *a, *ids;
@@ -147,7 +150,8 @@ injector *inject_new(perf_reader *r, script_ctx *sc, perf_writer *w,
 			goto fail;
 		}
 		memcpy(in->feat, a, len);
-		rewrite_attr(in->feat, len);
+		if (!in->copy.keep)
+			rewrite_attr(in->feat, len);
 		if (perf_writer_attr(w, in->feat, len, ids, nids, err) < 0)
 			goto fail;
 	}
@@ -275,7 +279,7 @@ static int feature_record(injector *in, const perf_event *ev, ehelf_err *err)
 		return 0;
 	if (bit == PERF_FEAT_BUILD_ID && !in->pipe_out)
 		return add_bid_bytes(in, body, len, err);
-	if (bit == PERF_FEAT_EVENT_DESC) {
+	if (bit == PERF_FEAT_EVENT_DESC && !in->copy.keep) {
 		rewrite_event_desc(body, len, in->feat);
 		body = in->feat;
 	}
@@ -292,6 +296,9 @@ static int feature_record(injector *in, const perf_event *ev, ehelf_err *err)
 
 int inject_event(injector *in, const perf_event *ev, ehelf_err *err)
 {
+	if (ev->kind == PERF_EV_SAMPLE && in->copy.keep)
+		return in->copy.keep(in->copy.arg, ev)
+			? perf_writer_record(in->w, ev->rec, err) : 0;
 	if (ev->kind == PERF_EV_SAMPLE) {
 		int n = rewrite_sample(in, ev, err);
 		if (n < 0)
@@ -326,7 +333,9 @@ int inject_event(injector *in, const perf_event *ev, ehelf_err *err)
 		memcpy(in->rec, ev->rec, ev->size);
 		uint32_t asz;
 		memcpy(&asz, in->rec + 12, 4);
-		rewrite_attr(in->rec + 8, asz < ev->size - 8u ? asz : ev->size - 8u);
+		if (!in->copy.keep)
+			rewrite_attr(in->rec + 8, asz < ev->size - 8u ? asz
+							       : ev->size - 8u);
 		return perf_writer_record(in->w, in->rec, err);
 	case PERF_REC_HEADER_FEATURE:
 		return feature_record(in, ev, err);
@@ -413,7 +422,7 @@ static int carry_features(injector *in, bool build_ids, ehelf_err *err)
 			continue;
 		}
 		uint8_t *copy = NULL;
-		if (bit == PERF_FEAT_EVENT_DESC) {
+		if (bit == PERF_FEAT_EVENT_DESC && !in->copy.keep) {
 			if (!(copy = malloc(len + 1)))
 				return nomem(err);
 			rewrite_event_desc(p, len, copy);

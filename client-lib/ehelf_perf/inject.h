@@ -41,12 +41,22 @@
 
 typedef struct injector injector;
 
+/* A copy instead: the samples KEEP(ARG, sample) accepts written as
+ * recorded (R must give whole records: no partial stacks), the others
+ * left out, attributes unchanged, nothing unwound; the rest as above (a
+ * recording filtered, for comparisons). */
+typedef struct inject_copy {
+	bool (*keep)(void *arg, const perf_event *sample);
+	void *arg;
+} inject_copy;
+
 /* An injector reading R (its events applied to SC's processes by
- * inject_event) into W, a pipe-mode writer when PIPE_OUT; the attributes
- * R knows now are given to W (pipe output: and a file-mode input's
- * features).  NULL with ERR set (out of memory, what W refuses). */
+ * inject_event) into W, a pipe-mode writer when PIPE_OUT, or a copier
+ * (COPY not NULL); the attributes R knows now are given to W (pipe
+ * output: and a file-mode input's features).  NULL with ERR set (out of
+ * memory, what W refuses). */
 injector *inject_new(perf_reader *r, script_ctx *sc, perf_writer *w,
-		     bool pipe_out, ehelf_err *err);
+		     bool pipe_out, const inject_copy *copy, ehelf_err *err);
 void inject_free(injector *in);
 
 /* Process event EV of R: apply it to the processes, write what it
