@@ -38,8 +38,10 @@
 #include "ehelf_perf/stdin_spool.h"
 #include "resolve.h"
 
-/* Bytes of each sample's stack copy read before unwinding it: the rest,
- * when the frames reach it, is read then (perf_reader_partial_stacks). */
+/* Bytes of each sample's stack copy read before unwinding it, at first:
+ * the rest, when the frames reach it, is read then
+ * (perf_reader_partial_stacks); then fitted to what the samples' frames
+ * span (script.h: tune). */
 #define PARTIAL_STACK 2048
 
 static void usage(FILE *out)
@@ -241,6 +243,7 @@ static int session_open(session *s, const char *input, bool fetch,
 		return 1;
 	}
 	s->sc_ok = true;
+	s->sc.tune = s->r; /* the part read first fitted to the spans */
 	return 0;
 }
 

@@ -150,6 +150,49 @@ static script_frame user_frame(const proc *pr, uint64_t ip)
 	return f;
 }
 
+enum { SPAN_BUCKET = 512, SPAN_BUCKETS = 128, SPAN_ROUND = 1024 };
+
+/* The part size that costs least for the spans counted, in bytes copied:
+ * each sample's copy up to the part, twice (out of the page cache, then
+ * into the reader's queue), and for those whose frames span more the
+ * whole copy again, once (and a read's own cost, some 1 KiB's worth). */
+static size_t best_part(const script_ctx *c)
+{
+	uint64_t full = c->span_full / c->span_n, best = UINT64_MAX;
+	size_t part = 2048;
+	uint64_t above = c->span_n;
+	for (unsigned k = 1; k <= SPAN_BUCKETS / 2; k++) {
+		above -= c->span_hist[k - 1]; /* spans under k buckets fit */
+		uint64_t p = (uint64_t)k * SPAN_BUCKET;
+		uint64_t cost = 2 * c->span_n * (p < full ? p : full) +
+				above * (full + 1024);
+		if (cost < best) {
+			best = cost;
+			part = (size_t)p;
+		}
+	}
+	return part;
+}
+
+/* Sample EV's frames UF (N of them) span this much of its copy. */
+static void note_span(script_ctx *c, const perf_event *ev, const ehelf_frame *uf,
+		      int n)
+{
+	/* up to the last frame, and its frame above (what its step read) */
+	uint64_t span = uf[n - 1].sp - uf[0].sp + SPAN_BUCKET;
+	if ((uf[n - 1].flags & EHELF_FRAME_TRUNCATED) || span > ev->sample.stack_full)
+		span = ev->sample.stack_full;
+	uint64_t b = span / SPAN_BUCKET;
+	c->span_hist[b < SPAN_BUCKETS ? b : SPAN_BUCKETS]++;
+	c->span_full += ev->sample.stack_full;
+	if (++c->span_n < SPAN_ROUND)
+		return;
+	perf_reader_set_partial(c->tune, best_part(c));
+	memset(c->span_hist, 0, sizeof c->span_hist);
+	c->span_n = 0;
+	c->span_full = 0;
+}
+
 int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 		       int max, bool *unwound)
 {
@@ -164,6 +207,8 @@ int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 		c->unwound_samples++;
 		c->stats.unwound++;
 		unwind_stats_stack(&c->stats, pr, uf, nu, lim);
+		if (c->tune)
+			note_span(c, ev, uf, nu);
 		/* as perf: a caller's frame is shown (and named) at its return
 		 * address minus 1, inside the call, unless it was reached
 		 * through a signal frame (its pc is the interrupted one); a

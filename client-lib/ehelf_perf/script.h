@@ -59,6 +59,15 @@ typedef struct script_ctx {
 	/* statistics */
 	uint64_t samples, kernel_frames, user_frames, unwound_samples;
 	unwind_stats stats;
+	/* the part of each stack copy read first (perf_reader_set_partial),
+	 * fitted to the spans of the samples' frames when TUNE is set (the
+	 * reader, with partial stacks on): every SPAN_ROUND samples, the size
+	 * that costs least, reading that much of every copy against reading
+	 * again the whole copies of the samples whose frames span more */
+	perf_reader *tune;
+	uint32_t span_hist[129];  /* samples by span, 512-byte buckets */
+	uint32_t span_n;
+	uint64_t span_full;       /* their copies' bytes */
 } script_ctx;
 
 /* Set up C for printing the samples of R to OUT (FOLDED: aggregate); R

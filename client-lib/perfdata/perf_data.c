@@ -1521,6 +1521,19 @@ static void drop_delivered(perf_reader *r)
 	 * part of the buffer, a page fault for each of its pages) */
 	if (r->qlen <= QBUF_KEEP)
 		return;
+	/* nor while they hold a quarter of the buffer or more: each byte is
+	 * then moved a third of a time on average, where moving them at each
+	 * round moved most records once or more (a round's records come
+	 * after the previous round's survivors) */
+	size_t live = 0;
+	for (size_t i = 0; i < left; i++)
+		if (r->pipe || (r->q[i].pos & QPOS_BUF)) {
+			const uint8_t *p = r->qbuf + (r->q[i].pos & ~(QPOS_BUF | QPOS_CUT));
+			live += 8 + ((rd16(p + 8 + 6) + 7u) & ~7u) +
+				((r->q[i].pos & QPOS_CUT) ? 8 : 0);
+		}
+	if (4 * live > r->qlen)
+		return;
 	/* qbuf2 was sized like qbuf when qbuf last grew: the survivors fit */
 	size_t len = 0;
 	for (size_t i = 0; i < left; i++) {
@@ -1938,7 +1951,8 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 	if (bytes > MAX_RECORD / 2)
 		bytes = MAX_RECORD / 2;
 	bytes &= ~(size_t)7; /* a cut record keeps perf's 8-byte layout */
-	size_t cap = MAX_RECORD + bytes + HEAD_GUESS + READ_AHEAD;
+	/* room for the largest part perf_reader_set_partial may ask */
+	size_t cap = MAX_RECORD + MAX_RECORD / 2 + HEAD_GUESS + READ_AHEAD;
 	if (!(r->win = aligned_alloc(8, cap)))
 		return -1;
 	r->win_off = r->win_len = 0;
@@ -1954,6 +1968,18 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 			(void)fcntl(r->fd, F_SETFL, fl | O_NOATIME);
 		(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_RANDOM);
 	}
+	return 1;
+}
+
+int perf_reader_set_partial(perf_reader *r, size_t bytes)
+{
+	if (!r->partial)
+		return 0;
+	if (bytes < 64)
+		bytes = 64;
+	if (bytes > MAX_RECORD / 2)
+		bytes = MAX_RECORD / 2;
+	r->partial = bytes & ~(size_t)7;
 	return 1;
 }
 

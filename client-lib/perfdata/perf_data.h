@@ -188,6 +188,11 @@ size_t perf_reader_build_id(const perf_reader *r, uint32_t pid,
  * reader unchanged). */
 int perf_reader_partial_stacks(perf_reader *r, size_t bytes);
 
+/* With partial stacks on: the part given of the copies of the records
+ * read from now on becomes BYTES (64 to 32,768), as the caller learns how
+ * much of them its samples need.  1, or 0 when partial stacks are off. */
+int perf_reader_set_partial(perf_reader *r, size_t bytes);
+
 /* Whether P (in a record R gave) lies in the file's mapping, read there
  * for the first time (cold), rather than in a buffer R has just copied
  * it into (partial stacks, a pipe, compressed records).  NULL R: false. */
