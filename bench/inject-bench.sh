@@ -12,6 +12,8 @@
 #   clang-8k    clang-14 -O2 -S on the same C++ file: libLLVM-14 and
 #   clang-64k   libclang-cpp, about 95,000 dynamic symbols in the
 #               program's libraries; 8 KiB and 64 KiB copies
+# (tests/perf/record-workloads.sh's, at 4 kHz), 50,000 samples or so each
+# with 8 KiB copies, 12,000 with 64 KiB.
 # (a) the inject table: file sizes (original, converted: ratio), `perf
 #     report --stdio -g --no-inline` CPU time (user + system) on each
 #     (ratio: converted / original), `ehelf-perf inject` CPU time (ratio:
@@ -47,28 +49,15 @@ rec() { # NAME STACK COMMAND...
 }
 sq() { echo "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
 	 WHERE i < $1) SELECT count(*), sum(i * i % 7) FROM n;"; }
-cat >"$T/work.py" <<PY
-import json, re
-words = [("w%d" % (i * 7919 % 5000)) for i in range(600000 * $(n 1))]
-counts = {}
-for w in words:
-    counts[w] = counts.get(w, 0) + 1
-text = json.dumps(counts)
-back = json.loads(text)
-found = re.findall(r"w(\d+)7", text)
-print(len(back), len(found), sum(sorted(int(x) for x in found)[:100]))
-PY
-g++ -std=c++17 -E -DSCALE="$(n 100)" "$here/tests/perf/data/templates.cc" -o "$T/templates.ii"
 rec sqlite-8k 8192 sqlite3 :memory: "$(sq "$(n 64000000)")"
 rec sqlite-64k 65528 sqlite3 :memory: "$(sq "$(n 13000000)")"
-rec cc1plus 8192 "$(g++ -print-prog-name=cc1plus)" -fpreprocessed -quiet -O2 \
-	"$T/templates.ii" -o "$T/templates.s"
-rec python 8192 /usr/bin/python3 "$T/work.py"
-rec threads 8192 hackbench -T -s 512 -l "$(n 20000)" -g 2 -f 5
-rec clang-8k 8192 clang++-14 -std=c++17 -O2 -S -DSCALE="$(n 200)" \
-	"$here/tests/perf/data/templates.cc" -o "$T/clang.s"
-rec clang-64k 65528 clang++-14 -std=c++17 -O2 -S -DSCALE="$(n 200)" \
-	"$here/tests/perf/data/templates.cc" -o "$T/clang.s"
+# the others from the tests' workloads, 4 kHz
+FREQ=4000 "$here/tests/perf/record-workloads.sh" "$R" "$(n 13)" cc1plus clang
+FREQ=4000 "$here/tests/perf/record-workloads.sh" "$R" "$(n 175)" python
+FREQ=4000 "$here/tests/perf/record-workloads.sh" "$R" "$(n 70)" threads
+mv "$R/clang.data" "$R/clang-8k.data"
+FREQ=4000 CALL_GRAPH=dwarf,65528 "$here/tests/perf/record-workloads.sh" "$R" "$(n 3)" clang
+mv "$R/clang.data" "$R/clang-64k.data"
 "$here/tests/perf/store-for-recordings.sh" "$build" "$T/store" "$R"/*.data >/dev/null
 export EHELF_PATH="$T/store"
 export XDG_CACHE_HOME="$T/cache"

@@ -24,6 +24,9 @@
 #     written plain; attributes without REGS_USER and STACK_USER; the
 #     build-ID table completed with the files only callchains reach; the
 #     summary (--json) counting every sample;
+#   - perf's frame limit: a 300-deep recursion's every frame written, perf
+#     showing them as any frame-pointer callchain (--max-stack, default
+#     kernel.perf_event_max_stack);
 #   - memory: peak RSS on a recording four times as long stays put;
 #   - bad input: truncated and malformed files fail (exit 1, the offset
 #     named, no OUT and no temporary left), a pipe recording cut short is
@@ -72,6 +75,9 @@ rec threads -e cpu-clock -o "$R/threads.data" -- hackbench -T -s 512 -l 4000 -g 
 # fork and exec: a shell starting programs
 rec exec -e cpu-clock -o "$R/exec.data" -- \
 	sh -c 'i=0; while [ $i -lt 80 ]; do /bin/true; i=$((i + 1)); done'
+# a recursion 300 calls deep (64 KiB copies): more frames than perf's 127
+cc -O1 -o "$T/deep" "$here/data/deep.c"
+rec deep -e cpu-clock --call-graph dwarf,65528 -o "$R/deep.data" -- "$T/deep"
 "$here/store-for-recordings.sh" "$build" "$T/store" "$R"/*.data
 export EHELF_PATH="$T/store"
 
@@ -277,6 +283,21 @@ for w in sqlite pipe zfile zpipe twoev twopipe threads exec; do
 	*) [ $((sc * 10)) -lt "$so" ] && ok "$w: $so -> $sc bytes" || bad "$w: $so -> $sc bytes, not 10x smaller" ;;
 	esac
 done
+
+echo "== perf's frame limit (kernel.perf_event_max_stack)"
+# every frame written; perf shows them as a frame-pointer callchain's: the
+# first --max-stack (default: the sysctl), kernel and user counted together
+inject deep "$R/deep.data" "$T/deep.conv" ff
+"$ep" script -i "$R/deep.data" --no-progress |
+	sed 's/^\tffffffffffffffff \[unknown\] (\[unknown\])$/\t               0 [unknown] ([unknown])/' >"$T/deep.expect"
+perf script -i "$T/deep.conv" -F $fields --no-inline --max-stack 1024 >"$T/deep.all" 2>/dev/null
+perf script -i "$T/deep.conv" -F $fields --no-inline >"$T/deep.default" 2>/dev/null
+deepest() { awk 'BEGIN { RS = "" } { n = split($0, l, "\n") - 1; if (n > m) m = n } END { print m + 0 }' "$1"; }
+limit=$(cat /proc/sys/kernel/perf_event_max_stack)
+de=$(deepest "$T/deep.expect") dd=$(deepest "$T/deep.default")
+[ "$de" -gt "$limit" ] && cmp -s "$T/deep.expect" "$T/deep.all" && [ "$dd" = "$limit" ] &&
+	ok "deep: every frame written ($de in the deepest sample: perf script --max-stack 1024 prints them all), perf's default shows $dd, its limit" ||
+	bad "deep: deepest $de frames, perf script --max-stack 1024 $(cmp -s "$T/deep.expect" "$T/deep.all" && echo equal || echo differs), default $dd (limit $limit)"
 
 echo "== the build-ID table, completed"
 c=$T/sqlite.ff.data
