@@ -173,6 +173,8 @@ struct perf_reader {
 	uint64_t imm_full;      /* the same for imm */
 	uint64_t stack_at;      /* of the last sample decoded: its copy's
 				 * offset in the record */
+	uint64_t dropped;       /* the mapping's pages before this offset
+				 * were given back (drop_read_pages) */
 	/* feature sections (file mode): bit -> [offset, + size) */
 	uint64_t feat_off[FEAT_BITS], feat_size[FEAT_BITS];
 	bool feat_ok[FEAT_BITS];
@@ -1590,9 +1592,32 @@ static int enqueue(perf_reader *r, const uint8_t *rec, uint64_t off,
 
 /* Read records until one must be delivered: a record without a time, a
  * FINISHED_ROUND (after what it releases), or the end of the data. */
+/* File mode through the mapping: the pages of the records read and
+ * delivered, that no queued record lies in, given back (MADV_DONTNEED,
+ * every 4 MiB read): the mapping's resident pages do not grow with the
+ * file. */
+static void drop_read_pages(perf_reader *r)
+{
+	enum { DROP_STEP = 4u << 20 };
+	if (r->pipe || r->partial || !r->map || r->pos < r->dropped + 2 * DROP_STEP)
+		return;
+	uint64_t low = r->pos;
+	for (size_t i = r->out_pos; i < r->qn; i++)
+		if (!(r->q[i].pos & QPOS_BUF) && r->q[i].pos < low)
+			low = r->q[i].pos;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t end = low / (uint64_t)page * (uint64_t)page;
+	if (end < r->dropped + DROP_STEP)
+		return;
+	madvise((void *)(uintptr_t)(r->map + r->dropped), (size_t)(end - r->dropped),
+		MADV_DONTNEED);
+	r->dropped = end;
+}
+
 static int read_more(perf_reader *r, ehelf_err *err)
 {
 	drop_delivered(r);
+	drop_read_pages(r);
 	for (;;) {
 		const uint8_t *rec = NULL;
 		uint64_t off = 0, t;
@@ -1728,6 +1753,7 @@ static int parse_file_header(perf_reader *r, ehelf_err *err)
 	}
 
 	r->pos = doff;
+	r->dropped = doff / (uint64_t)sysconf(_SC_PAGESIZE) * (uint64_t)sysconf(_SC_PAGESIZE);
 	r->data_end = doff + dsize;
 	if (hsize < FILE_HEADER_FULL)
 		return 0;
@@ -1975,6 +2001,16 @@ int perf_reader_set_partial(perf_reader *r, size_t bytes)
 {
 	if (!r->partial)
 		return 0;
+	if (bytes == 0) {
+		/* through the mapping from the next record on: records
+		 * queued by then stay where they are (QPOS_BUF) */
+		r->partial = 0;
+		if (r->own_fd)
+			(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		r->dropped = r->pos / page * page;
+		return 1;
+	}
 	if (bytes < 64)
 		bytes = 64;
 	if (bytes > MAX_RECORD / 2)

@@ -190,7 +190,12 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes);
 
 /* With partial stacks on: the part given of the copies of the records
  * read from now on becomes BYTES (64 to 32,768), as the caller learns how
- * much of them its samples need.  1, or 0 when partial stacks are off. */
+ * much of them its samples need; BYTES 0 turns partial stacks off for
+ * good, the records after read in place through the file's mapping (what
+ * costs least when the samples need their whole copies: nothing copied).
+ * 1, or 0 when partial stacks are off.  Read through the mapping, the
+ * pages of what was delivered are given back as the reading goes on, so
+ * that resident memory does not grow with the file. */
 int perf_reader_set_partial(perf_reader *r, size_t bytes);
 
 /* Whether P (in a record R gave) lies in the file's mapping, read there
