@@ -215,8 +215,12 @@ static int rewrite_sample(injector *in, const perf_event *ev, ehelf_err *err)
 	int nu = 0;
 	const perf_attr_info *a = ev->sample.attr;
 	bool has_stack = a && (a->sample_type & PERF_SAMPLE_STACK_USER);
+	in->sc->samples++;
+	in->sc->stats.samples++;
 	if (has_stack)
 		nu = script_user_frames(in->sc, ev, uf, MAX_USER, &unwound);
+	else
+		in->sc->stats.no_user_stack++;
 	const uint8_t *src = ev->rec;
 	uint32_t chain_at = ev->sample.chain_at, chain_end = ev->sample.chain_end;
 	uint32_t regs_at = has_stack ? ev->sample.regs_at : ev->size;
@@ -235,6 +239,7 @@ static int rewrite_sample(injector *in, const perf_event *ev, ehelf_err *err)
 			if (ip == (uint64_t)PERF_CONTEXT_USER)
 				break;
 			chain[k++] = ip;
+			in->sc->stats.kernel_frames += ip < (uint64_t)PERF_CONTEXT_MAX;
 		}
 		if (k < room)
 			chain[k++] = (uint64_t)PERF_CONTEXT_USER;

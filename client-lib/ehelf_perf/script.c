@@ -210,7 +210,6 @@ int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 	int lim = max < MAX_FRAMES ? max : MAX_FRAMES;
 	int nu = pr ? sample_unwind(pr, c->reader, ev, uf, lim) : 0;
 	*unwound = nu > 0;
-	c->stats.samples++;
 	if (nu > 0) {
 		c->unwound_samples++;
 		c->stats.unwound++;
@@ -490,7 +489,9 @@ int script_sample(script_ctx *c, const perf_event *ev)
 {
 	static script_frame f[MAX_FRAMES * 2];
 	c->samples++;
+	c->stats.samples++;
 	if (!has_callchain(ev)) {
+		c->stats.no_user_stack++;
 		f[0] = ip_frame(c, ev);
 		if (c->folded)
 			return fold_sample(c, ev, f, 1);

@@ -100,8 +100,8 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
  * prints them: unwound from its registers and stack copy (callers at
  * their return address - 1, as perf shows them; a stack cut off by the
  * end of its copy ends with perf's marker), else (*UNWOUND false) those
- * of its recorded callchain.  Counted into C's statistics.  Returns their
- * number. */
+ * of its recorded callchain.  Counted into C's statistics (but the
+ * sample itself: the caller counts it).  Returns their number. */
 int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 		       int max, bool *unwound);
 

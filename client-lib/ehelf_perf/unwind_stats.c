@@ -16,7 +16,8 @@ static const char *const stop_text[STOP_KINDS] = {
 	"the end of the sample's stack copy (perf record --call-graph "
 	"dwarf,SIZE records more)",
 	"a return address in no file mapping",
-	"a pc no CFI covers, or whose step failed",
+	"no caller from the CFI (a pc no CFI covers, a step that failed, or "
+	"the outermost frame of a file without symbols)",
 	"the frame limit",
 };
 

@@ -24,7 +24,9 @@ enum unwind_stop {
 	STOP_COPY_END,    /* the sample's stack copy ended (perf's 8 KiB
 			   * or 64 KiB) */
 	STOP_NO_MAP,      /* a return address in no file mapping */
-	STOP_NO_STEP,     /* no CFI covers the pc, or its step failed */
+	STOP_NO_STEP,     /* no caller: no CFI covers the pc, its step
+			   * failed, or the CFI ended the stack in a frame
+			   * whose function has no symbol to tell it */
 	STOP_LIMIT,       /* the frame limit */
 	STOP_KINDS,
 };

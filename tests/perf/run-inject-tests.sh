@@ -188,6 +188,13 @@ for w in sqlite pipe zfile zpipe twoev twopipe threads exec; do
 		set -- $js
 		[ "$1" = "$n" ] && [ "$3" != 0 ] ||
 			bad "$w ($m): --json says samples $1, eh_elf steps $3 (expected $n samples, eh_elf steps)"
+		# and says what script's says of the same samples
+		[ "$m" = ff ] && { "$ep" script -i "$f" --no-progress --json >/dev/null 2>"$T/$w.sjson"
+			python3 -c 'import json,sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+del a["command"], b["command"]
+sys.exit(a != b)' "$T/$w.$m.json" "$T/$w.sjson" ||
+			bad "$w: inject's summary differs from script's: $(cat "$T/$w.$m.json" "$T/$w.sjson" | head -c 600)"; }
 	done
 	# the converted file compared: a pipe's, for a pipe recording (perf
 	# report lays out a pipe otherwise than a file)
