@@ -16,6 +16,7 @@
 #include "dso.h"
 #include "outbuf.h"
 #include "procs.h"
+#include "unwind_stats.h"
 
 /* One frame as printed. */
 typedef struct script_frame {
@@ -27,6 +28,15 @@ typedef struct script_frame {
 			     * "[unknown]" */
 	bool kernel;
 } script_frame;
+
+/* A frame before it is named: a kernel address, or a user pc of process
+ * PR (NULL: the marker of a stack cut off by the end of its copy, ip
+ * (uint64_t)-1, as perf shows it). */
+typedef struct raw_frame {
+	uint64_t ip;
+	const proc *pr;
+	bool kernel;
+} raw_frame;
 
 typedef struct folded_table folded_table;
 typedef struct line_cache line_cache;
@@ -48,6 +58,16 @@ typedef struct script_ctx {
 	line_cache *lines;      /* frame lines already printed (script.c) */
 	/* statistics */
 	uint64_t samples, kernel_frames, user_frames, unwound_samples;
+	unwind_stats stats;
+	/* the part of each stack copy read first (perf_reader_set_partial),
+	 * fitted to the spans of the samples' frames when TUNE is set (the
+	 * reader, with partial stacks on): every SPAN_ROUND samples, the size
+	 * that costs least, reading that much of every copy against reading
+	 * again the whole copies of the samples whose frames span more */
+	perf_reader *tune;
+	uint32_t span_hist[129];  /* samples by span, 512-byte buckets */
+	uint32_t span_n;
+	uint64_t span_full;       /* their copies' bytes */
 } script_ctx;
 
 /* Set up C for printing the samples of R to OUT (FOLDED: aggregate); R
@@ -75,6 +95,15 @@ size_t script_fold_name(const script_frame *f, bool java, char *buf,
  * their number. */
 int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 		  int max);
+
+/* The user frames of sample EV into F (at most MAX), as script_sample
+ * prints them: unwound from its registers and stack copy (callers at
+ * their return address - 1, as perf shows them; a stack cut off by the
+ * end of its copy ends with perf's marker), else (*UNWOUND false) those
+ * of its recorded callchain.  Counted into C's statistics (but the
+ * sample itself: the caller counts it).  Returns their number. */
+int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
+		       int max, bool *unwound);
 
 /* Print (or count) sample EV.  0, or ERR_NOMEM. */
 int script_sample(script_ctx *c, const perf_event *ev);

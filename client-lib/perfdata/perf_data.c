@@ -107,6 +107,10 @@ struct rattr {
 	unsigned trailer;       /* bytes of a sample_id trailer */
 	int name_src;
 	char defname[48];
+	const uint8_t *raw;     /* the attr as recorded (arena copy) */
+	size_t raw_len;
+	const uint8_t *raw_ids; /* its ids (arena copy), nraw_ids u64s */
+	size_t nraw_ids;
 };
 
 /* A queued record: its sort key and where it is (file offset in file mode,
@@ -169,6 +173,11 @@ struct perf_reader {
 	uint64_t imm_full;      /* the same for imm */
 	uint64_t stack_at;      /* of the last sample decoded: its copy's
 				 * offset in the record */
+	uint64_t dropped;       /* the mapping's pages before this offset
+				 * were given back (drop_read_pages) */
+	/* feature sections (file mode): bit -> [offset, + size) */
+	uint64_t feat_off[FEAT_BITS], feat_size[FEAT_BITS];
+	bool feat_ok[FEAT_BITS];
 
 	/* pipe mode: the input buffer holds in[head, tail), at stream offset
 	 * in_off for in[head] */
@@ -176,6 +185,7 @@ struct perf_reader {
 	size_t in_cap, head, tail;
 	uint64_t in_off;
 	bool in_eof;
+	char *cut;              /* the stream was cut short: where (message) */
 	uint64_t skip;          /* payload bytes to skip before the next record */
 	uint64_t pre_end;       /* records before this offset were taken in */
 	uint8_t *qbuf, *qbuf2;  /* queued records: [u64 offset][record, pad 8]
@@ -413,6 +423,16 @@ static int add_attr(perf_reader *r, const uint8_t *raw, size_t len,
 	default_name(ra->defname, sizeof ra->defname, a.type, a.config);
 	in->name = ra->defname;
 	size_t idx = r->nattrs++;
+	uint8_t *raw_copy = arena_alloc(r, len + 1);
+	uint8_t *ids_copy = arena_alloc(r, 8 * nids + 1);
+	if (!raw_copy || !ids_copy)
+		return nomem(err, r);
+	memcpy(raw_copy, raw, len);
+	memcpy(ids_copy, ids, 8 * nids);
+	ra->raw = raw_copy;
+	ra->raw_len = len;
+	ra->raw_ids = ids_copy;
+	ra->nraw_ids = nids;
 
 	for (uint64_t i = 0; i < nids; i++)
 		if (id_insert(r, rd64(ids + 8 * i), idx))
@@ -569,6 +589,27 @@ static int parse_event_desc(perf_reader *r, const uint8_t *p, uint64_t len,
 
 /* ---- file and stream input ------------------------------------------------- */
 
+static int stream_cut(perf_reader *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Pipe mode: the stream ends at OFF inside what FMT says: remembered
+ * (perf_reader_cut) and taken as the end of the stream.  Returns 0. */
+static int stream_cut(perf_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	free(r->cut);
+	if (asprintf(&r->cut, "%s: offset %" PRIu64 ": %s", r->name, off,
+		     what) < 0)
+		r->cut = NULL;
+	r->in_eof = true;
+	r->head = r->tail; /* nothing more of it is read */
+	return 0;
+}
+
 /* Pipe mode: make N bytes available at in[head]; returns how many are (less
  * than N only at the end of the stream) or a negative ERR_*. */
 static long in_fill(perf_reader *r, size_t n, ehelf_err *err)
@@ -613,9 +654,9 @@ static int in_skip(perf_reader *r, uint64_t n, ehelf_err *err)
 			if (k < 0)
 				return (int)k;
 			if (k == 0)
-				return fmt_err(err, r, r->in_off, "stream ends "
-					       "inside a payload (%" PRIu64
-					       " bytes missing)", n);
+				return stream_cut(r, r->in_off, "stream ends "
+						  "inside a payload (%" PRIu64
+						  " bytes missing)", n);
 		}
 		size_t take = r->tail - r->head;
 		if (take > n)
@@ -748,8 +789,8 @@ static int next_stored(perf_reader *r, const uint8_t **rec, uint64_t *off,
 	if (k == 0)
 		return 0;
 	if (k < 8)
-		return fmt_err(err, r, r->in_off, "stream ends inside a record "
-			       "header");
+		return stream_cut(r, r->in_off, "stream ends inside a record "
+				  "header (%ld bytes of it)", k);
 	size = rd16(r->in + r->head + 6);
 	if (size < 8)
 		return fmt_err(err, r, r->in_off, "record size %" PRIu32
@@ -758,8 +799,8 @@ static int next_stored(perf_reader *r, const uint8_t **rec, uint64_t *off,
 	if (k < 0)
 		return (int)k;
 	if ((uint32_t)k < size)
-		return fmt_err(err, r, r->in_off, "stream ends inside a record "
-			       "of %" PRIu32 " bytes (%ld present)", size, k);
+		return stream_cut(r, r->in_off, "stream ends inside a record "
+				  "of %" PRIu32 " bytes (%ld present)", size, k);
 	*rec = r->in + r->head;
 	*off = r->in_off;
 	r->head += size;
@@ -804,6 +845,10 @@ static int next_raw(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		}
 	}
 	int rc = next_stored(r, rec, off, err);
+	if (rc == 0 && decomp_pending(r->dc) && r->pipe)
+		return stream_cut(r, r->dc_off, "stream ends inside a record "
+				  "of compressed data (%zu bytes of it)",
+				  decomp_pending(r->dc));
 	if (rc == 0 && decomp_pending(r->dc))
 		return fmt_err(err, r, r->dc_off, "data ends inside a record of "
 			       "compressed data (%zu bytes of it)",
@@ -1040,6 +1085,7 @@ static int decode_sample(perf_reader *r, const uint8_t *rec, uint32_t size,
 			NEED(cur_skip(&c, 8 * (per + times)), "READ");
 		}
 	}
+	ev->sample.chain_at = (uint32_t)(c.p - rec);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		NEED(cur_u64(&c, &nr), "CALLCHAIN");
 		NEED(nr <= (uint64_t)(c.end - c.p) / 8, "CALLCHAIN");
@@ -1049,6 +1095,7 @@ static int decode_sample(perf_reader *r, const uint8_t *rec, uint32_t size,
 					  : NULL;
 		c.p += nr * 8;
 	}
+	ev->sample.chain_end = (uint32_t)(c.p - rec);
 	if (st & PERF_SAMPLE_RAW) {
 		NEED(c.end - c.p >= 4, "RAW");
 		uint32_t raw = rd32(c.p);
@@ -1062,6 +1109,7 @@ static int decode_sample(perf_reader *r, const uint8_t *rec, uint32_t size,
 		NEED(nr <= (uint64_t)(c.end - c.p) / 24, "BRANCH_STACK");
 		c.p += nr * 24;
 	}
+	ev->sample.regs_at = (uint32_t)(c.p - rec);
 	if (st & PERF_SAMPLE_REGS_USER) {
 		NEED(cur_u64(&c, &ev->sample.regs_abi), "REGS_USER");
 		if (ev->sample.regs_abi) {
@@ -1092,6 +1140,7 @@ static int decode_sample(perf_reader *r, const uint8_t *rec, uint32_t size,
 			r->stack_at = (uint64_t)(data - rec);
 		}
 	}
+	ev->sample.tail_at = (uint32_t)(c.p - rec);
 	return 0;
 #undef NEED
 
@@ -1252,6 +1301,7 @@ static int decode(perf_reader *r, const uint8_t *rec, uint64_t off,
 		rec = r->scratch;
 	}
 	memset(ev, 0, sizeof *ev);
+	ev->rec = rec;
 	ev->type = rd32(rec);
 	ev->misc = rd16(rec + 4);
 	ev->size = size;
@@ -1473,6 +1523,19 @@ static void drop_delivered(perf_reader *r)
 	 * part of the buffer, a page fault for each of its pages) */
 	if (r->qlen <= QBUF_KEEP)
 		return;
+	/* nor while they hold a quarter of the buffer or more: each byte is
+	 * then moved a third of a time on average, where moving them at each
+	 * round moved most records once or more (a round's records come
+	 * after the previous round's survivors) */
+	size_t live = 0;
+	for (size_t i = 0; i < left; i++)
+		if (r->pipe || (r->q[i].pos & QPOS_BUF)) {
+			const uint8_t *p = r->qbuf + (r->q[i].pos & ~(QPOS_BUF | QPOS_CUT));
+			live += 8 + ((rd16(p + 8 + 6) + 7u) & ~7u) +
+				((r->q[i].pos & QPOS_CUT) ? 8 : 0);
+		}
+	if (4 * live > r->qlen)
+		return;
 	/* qbuf2 was sized like qbuf when qbuf last grew: the survivors fit */
 	size_t len = 0;
 	for (size_t i = 0; i < left; i++) {
@@ -1529,9 +1592,32 @@ static int enqueue(perf_reader *r, const uint8_t *rec, uint64_t off,
 
 /* Read records until one must be delivered: a record without a time, a
  * FINISHED_ROUND (after what it releases), or the end of the data. */
+/* File mode through the mapping: the pages of the records read and
+ * delivered, that no queued record lies in, given back (MADV_DONTNEED,
+ * every 4 MiB read): the mapping's resident pages do not grow with the
+ * file. */
+static void drop_read_pages(perf_reader *r)
+{
+	enum { DROP_STEP = 4u << 20 };
+	if (r->pipe || r->partial || !r->map || r->pos < r->dropped + 2 * DROP_STEP)
+		return;
+	uint64_t low = r->pos;
+	for (size_t i = r->out_pos; i < r->qn; i++)
+		if (!(r->q[i].pos & QPOS_BUF) && r->q[i].pos < low)
+			low = r->q[i].pos;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t end = low / (uint64_t)page * (uint64_t)page;
+	if (end < r->dropped + DROP_STEP)
+		return;
+	madvise((void *)(uintptr_t)(r->map + r->dropped), (size_t)(end - r->dropped),
+		MADV_DONTNEED);
+	r->dropped = end;
+}
+
 static int read_more(perf_reader *r, ehelf_err *err)
 {
 	drop_delivered(r);
+	drop_read_pages(r);
 	for (;;) {
 		const uint8_t *rec = NULL;
 		uint64_t off = 0, t;
@@ -1667,6 +1753,7 @@ static int parse_file_header(perf_reader *r, ehelf_err *err)
 	}
 
 	r->pos = doff;
+	r->dropped = doff / (uint64_t)sysconf(_SC_PAGESIZE) * (uint64_t)sysconf(_SC_PAGESIZE);
 	r->data_end = doff + dsize;
 	if (hsize < FILE_HEADER_FULL)
 		return 0;
@@ -1685,9 +1772,14 @@ static int parse_file_header(perf_reader *r, ehelf_err *err)
 		if (!(rd64(m + 72 + 8 * (bit / 64)) >> (bit % 64) & 1))
 			continue;
 		uint64_t at = toff + FILE_SECTION_SIZE * k++;
+		uint64_t soff = rd64(m + at), ssize = rd64(m + at + 8);
+		if (in_bounds(soff, ssize, fsize)) {
+			r->feat_off[bit] = soff;
+			r->feat_size[bit] = ssize;
+			r->feat_ok[bit] = true;
+		}
 		if (bit != FEAT_BUILD_ID && bit != FEAT_EVENT_DESC)
 			continue;
-		uint64_t soff = rd64(m + at), ssize = rd64(m + at + 8);
 		if (!in_bounds(soff, ssize, fsize))
 			return fmt_err(err, r, at, "feature %d section [%" PRIu64
 				       ", +%" PRIu64 ") past the end of the "
@@ -1762,6 +1854,7 @@ void perf_reader_close(perf_reader *r)
 	free(r->chain_scratch);
 	free(r->win);
 	decomp_free(r->dc);
+	free(r->cut);
 	free(r->name);
 	free(r);
 }
@@ -1884,7 +1977,8 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 	if (bytes > MAX_RECORD / 2)
 		bytes = MAX_RECORD / 2;
 	bytes &= ~(size_t)7; /* a cut record keeps perf's 8-byte layout */
-	size_t cap = MAX_RECORD + bytes + HEAD_GUESS + READ_AHEAD;
+	/* room for the largest part perf_reader_set_partial may ask */
+	size_t cap = MAX_RECORD + MAX_RECORD / 2 + HEAD_GUESS + READ_AHEAD;
 	if (!(r->win = aligned_alloc(8, cap)))
 		return -1;
 	r->win_off = r->win_len = 0;
@@ -1900,6 +1994,28 @@ int perf_reader_partial_stacks(perf_reader *r, size_t bytes)
 			(void)fcntl(r->fd, F_SETFL, fl | O_NOATIME);
 		(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_RANDOM);
 	}
+	return 1;
+}
+
+int perf_reader_set_partial(perf_reader *r, size_t bytes)
+{
+	if (!r->partial)
+		return 0;
+	if (bytes == 0) {
+		/* through the mapping from the next record on: records
+		 * queued by then stay where they are (QPOS_BUF) */
+		r->partial = 0;
+		if (r->own_fd)
+			(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		r->dropped = r->pos / page * page;
+		return 1;
+	}
+	if (bytes < 64)
+		bytes = 64;
+	if (bytes > MAX_RECORD / 2)
+		bytes = MAX_RECORD / 2;
+	r->partial = bytes & ~(size_t)7;
 	return 1;
 }
 
@@ -1965,6 +2081,38 @@ size_t perf_reader_build_id(const perf_reader *r, uint32_t pid,
 		return 0;
 	*id = any->id;
 	return any->len;
+}
+
+bool perf_reader_is_pipe(const perf_reader *r)
+{
+	return r->pipe;
+}
+
+bool perf_reader_attr_raw(const perf_reader *r, size_t i, const uint8_t **attr,
+			  size_t *len, const uint8_t **ids, size_t *nids)
+{
+	if (i >= r->nattrs)
+		return false;
+	*attr = r->attrs[i]->raw;
+	*len = r->attrs[i]->raw_len;
+	*ids = r->attrs[i]->raw_ids;
+	*nids = r->attrs[i]->nraw_ids;
+	return true;
+}
+
+bool perf_reader_feature(const perf_reader *r, int bit, const uint8_t **p,
+			 size_t *len)
+{
+	if (r->pipe || bit < 0 || bit >= FEAT_BITS || !r->feat_ok[bit])
+		return false;
+	*p = r->map + r->feat_off[bit];
+	*len = (size_t)r->feat_size[bit];
+	return true;
+}
+
+const char *perf_reader_cut(const perf_reader *r)
+{
+	return r->cut;
 }
 
 void perf_reader_progress(const perf_reader *r, uint64_t *done,

@@ -41,7 +41,10 @@
  *
  * Malformed or truncated input gives ERR_FORMAT with a message naming the
  * file, the byte offset and what is wrong; it never crashes and never reads
- * out of bounds.  Not thread-safe: one reader per thread.
+ * out of bounds.  A pipe-mode stream that ends inside a record (perf
+ * record killed, a pipe cut) ends there instead, as perf script does:
+ * every record before the cut is delivered, then perf_reader_cut says
+ * where it stopped.  Not thread-safe: one reader per thread.
  */
 #ifndef EHELF_PERFDATA_PERF_DATA_H
 #define EHELF_PERFDATA_PERF_DATA_H
@@ -93,6 +96,9 @@ typedef struct perf_event {
 	uint32_t type;      /* PERF_RECORD_* of the record */
 	uint16_t misc;      /* perf_event_header.misc */
 	uint32_t size;      /* bytes of the record */
+	const uint8_t *rec; /* the record's SIZE bytes as delivered (8-byte
+			     * aligned; a sample cut by partial stacks: the
+			     * cut record, size its own) */
 	uint64_t offset;    /* of the record in the file (pipe: in the stream;
 			     * inside compressed data: of its COMPRESSED record) */
 	uint32_t pid, tid;
@@ -134,6 +140,12 @@ typedef struct perf_event {
 					 * stack_size when the copy was cut
 					 * (perf_reader_partial_stacks) */
 		uint64_t stack_file;    /* a cut copy: its offset in the file */
+		/* where the fields lie in rec (byte offsets): CALLCHAIN's nr
+		 * (or where it would be: after READ), the end of the
+		 * callchain, REGS_USER's abi (or where it would be: after
+		 * BRANCH_STACK), and the first byte after STACK_USER (the
+		 * later fields, up to size, as recorded) */
+		uint32_t chain_at, chain_end, regs_at, tail_at;
 	} sample;
 } perf_event;
 
@@ -176,6 +188,16 @@ size_t perf_reader_build_id(const perf_reader *r, uint32_t pid,
  * reader unchanged). */
 int perf_reader_partial_stacks(perf_reader *r, size_t bytes);
 
+/* With partial stacks on: the part given of the copies of the records
+ * read from now on becomes BYTES (64 to 32,768), as the caller learns how
+ * much of them its samples need; BYTES 0 turns partial stacks off for
+ * good, the records after read in place through the file's mapping (what
+ * costs least when the samples need their whole copies: nothing copied).
+ * 1, or 0 when partial stacks are off.  Read through the mapping, the
+ * pages of what was delivered are given back as the reading goes on, so
+ * that resident memory does not grow with the file. */
+int perf_reader_set_partial(perf_reader *r, size_t bytes);
+
 /* Whether P (in a record R gave) lies in the file's mapping, read there
  * for the first time (cold), rather than in a buffer R has just copied
  * it into (partial stacks, a pipe, compressed records).  NULL R: false. */
@@ -187,6 +209,29 @@ bool perf_reader_in_mapping(const perf_reader *r, const void *p);
  * with ERR set. */
 int perf_reader_read_stack(const perf_reader *r, const perf_event *ev,
 			   uint8_t *buf, ehelf_err *err);
+
+/* Whether R reads pipe mode (a stream, or a file written with -o -). */
+bool perf_reader_is_pipe(const perf_reader *r);
+
+/* Attribute I as recorded: *ATTR its perf_event_attr bytes (*LEN of them:
+ * the file's attr_size less its ids section, or a HEADER_ATTR record's
+ * attr.size), *IDS its *NIDS sample ids (unaligned u64s).  Valid while R
+ * is open.  false when I is out of range. */
+bool perf_reader_attr_raw(const perf_reader *r, size_t i, const uint8_t **attr,
+			  size_t *len, const uint8_t **ids, size_t *nids);
+
+/* File mode: the section of feature BIT (HEADER_*: 2 BUILD_ID, 12
+ * EVENT_DESC, ...) into *P, *LEN; true when the header lists it and its
+ * section lies in the file.  Pipe mode: always false (its features are
+ * HEADER_FEATURE records among the events). */
+bool perf_reader_feature(const perf_reader *r, int bit, const uint8_t **p,
+			 size_t *len);
+
+/* A stream cut short (pipe mode: it ends inside a record or a record's
+ * payload): the reader ended there as at the end of a stream, everything
+ * before the cut delivered, and this says where it stopped ("NAME:
+ * offset N: stream ends inside ..."); NULL when the stream was whole. */
+const char *perf_reader_cut(const perf_reader *r);
 
 /* Bytes consumed so far and in all (0 in pipe mode), for a progress line. */
 void perf_reader_progress(const perf_reader *r, uint64_t *done,

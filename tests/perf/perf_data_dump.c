@@ -9,7 +9,9 @@
  *     cuts stack copies to BYTES (perf_reader_partial_stacks), and the
  *     lines are those of the whole
  *     copies (read with perf_reader_read_stack; the part given checked
- *     against them);
+ *     against them); with -s N also the part made 1 KiB after N events
+ *     and none after 2N, the rest read through the mapping
+ *     (perf_reader_set_partial);
  *     with -e also one line per MMAP/MMAP2, COMM, FORK and EXIT:
  *       M SEC.NSEC PID TID START LEN PGOFF BUILD_ID|- PROT FILENAME
  *       C SEC.NSEC PID TID EXEC COMM
@@ -117,13 +119,17 @@ int main(int argc, char **argv)
 		events = true;
 		i++;
 	}
-	long partial = 0;
+	long partial = 0, switch_at = 0;
 	if (i + 1 < argc && !strcmp(argv[i], "-p")) {
 		partial = atol(argv[i + 1]);
 		i += 2;
 	}
+	if (i + 1 < argc && !strcmp(argv[i], "-s")) {
+		switch_at = atol(argv[i + 1]);
+		i += 2;
+	}
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: perf_data_dump [-e] [-p BYTES] FILE|-\n"
+		fprintf(stderr, "usage: perf_data_dump [-e] [-p BYTES [-s N]] FILE|-\n"
 			"       perf_data_dump -b FILE NAME...\n");
 		return 2;
 	}
@@ -147,6 +153,12 @@ int main(int argc, char **argv)
 	while ((rc = perf_reader_next(r, &ev, &err)) > 0) {
 		counts[ev.type & 0xffff]++;
 		total++;
+		/* -s: the part made 1 KiB after N events, none (the mapping)
+		 * after 2N */
+		if (switch_at > 0 && total == (uint64_t)switch_at)
+			perf_reader_set_partial(r, 1024);
+		if (switch_at > 0 && total == 2 * (uint64_t)switch_at)
+			perf_reader_set_partial(r, 0);
 		switch (ev.kind) {
 		case PERF_EV_SAMPLE:
 			for (size_t k = 0; k < perf_reader_nattrs(r); k++) {

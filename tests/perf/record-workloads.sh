@@ -14,7 +14,14 @@
 #   throw      C++ exceptions thrown and caught in a loop (libstdc++, and
 #              libgcc's unwinder installing catch blocks), not in the
 #              default set
+#   threads    hackbench's senders and receivers as threads of one process
+#              (-T), not in the default set
+#   clang      clang-14 -O2 -S on the template-heavy C++ file, SCALE times
+#              (libLLVM-14 and libclang-cpp: about 95,000 dynamic symbols),
+#              not in the default set
 # SCALE multiplies the amount of work (default 1: about a second each).
+# FREQ (default 2000) is perf record's -F, CALL_GRAPH (default dwarf) its
+# --call-graph (dwarf,65528: 64 KiB stack copies).
 # Usage: tests/perf/record-workloads.sh DIR [SCALE] [NAME...]
 set -eu
 dir=${1:?usage: record-workloads.sh DIR [SCALE] [NAME...]}
@@ -27,7 +34,8 @@ mkdir -p "$dir"
 rec() { # NAME COMMAND...
 	name=$1
 	shift
-	perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o "$dir/$name.data" \
+	perf record -q -e cpu-clock -F "${FREQ:-2000}" -m 16M --call-graph "${CALL_GRAPH:-dwarf}" \
+		-o "$dir/$name.data" \
 		-- "$@" >/dev/null 2>"$dir/$name.record.log" ||
 		{ echo "record-workloads: perf record $name failed:" >&2; cat "$dir/$name.record.log" >&2; exit 1; }
 }
@@ -38,14 +46,15 @@ for name in $names; do
 	python)
 		cat >"$dir/work.py" <<PY
 import json, re
-words = [("w%d" % (i * 7919 % 5000)) for i in range(200000 * $scale)]
-counts = {}
-for w in words:
-    counts[w] = counts.get(w, 0) + 1
-text = json.dumps(counts)
-back = json.loads(text)
-found = re.findall(r"w(\d+)7", text)
-print(len(back), len(found), sum(sorted(int(x) for x in found)[:100]))
+for rep in range($scale):
+    words = [("w%d" % ((i + rep) * 7919 % 5000)) for i in range(200000)]
+    counts = {}
+    for w in words:
+        counts[w] = counts.get(w, 0) + 1
+    text = json.dumps(counts)
+    back = json.loads(text)
+    found = re.findall(r"w(\d+)7", text)
+    print(len(back), len(found), sum(sorted(int(x) for x in found)[:100]))
 PY
 		rec python /usr/bin/python3 "$dir/work.py" ;;
 	cc1plus)
@@ -59,6 +68,13 @@ PY
 	throw)
 		g++ -O2 -o "$dir/throw" "$here/tests/perf/data/throw.cc"
 		rec throw "$dir/throw" $((600000 * scale)) ;;
+	threads)
+		rec threads hackbench -T -s 512 -l $((4000 * scale)) -g 2 -f 5 ;;
+	clang)
+		# SCALE compilations (a template's depth is bounded: 1,024)
+		rec clang sh -c 'i=0; while [ $i -lt "$1" ]; do clang++-14 -std=c++17 -O2 -S \
+			-DSCALE=80 "$2" -o "$3" || exit 1; i=$((i + 1)); done' sh "$scale" \
+			"$here/tests/perf/data/templates.cc" "$dir/clang.s" ;;
 	exec)
 		rec exec sh -c "i=0; while [ \$i -lt $((300 * scale)) ]; do /bin/true; i=\$((i + 1)); done" ;;
 	sqlite)

@@ -18,7 +18,8 @@
 #   - the event names, against `perf evlist`;
 #   - the build-ID of every file `perf buildid-list` names;
 # and that the reader gives the same samples (their stack copies' bytes
-# too) when it cuts the copies (perf_reader_partial_stacks).
+# too) when it cuts the copies (perf_reader_partial_stacks), and when the
+# part changes midway, then gives way to the mapping (perf_reader_set_partial).
 # Prints one line per recording with its counts and timings; exits 1 on any
 # mismatch (the differences are kept under $TMPDIR), 0 when all agree.
 # Offline, a few seconds in all; needs root or perf_event_paranoid <= 0 for
@@ -88,6 +89,11 @@ check() {
 	if ! "$dump" -e -p 256 "$f" > "$f.dump-p" 2> "$f.err-p" ||
 	   ! cmp -s "$f.dump" "$f.dump-p"; then
 		mismatch "$name" "partial stacks (-p 256): $(cat "$f.err-p") $(diff "$f.dump" "$f.dump-p" | head -3 | tr '\n' ' ')"
+	fi
+	# the part changed midway, then none (the mapping) for the rest
+	if ! "$dump" -e -p 256 -s 100 "$f" > "$f.dump-s" 2> "$f.err-s" ||
+	   ! cmp -s "$f.dump" "$f.dump-s"; then
+		mismatch "$name" "partial stacks changed midway (-p 256 -s 100): $(cat "$f.err-s") $(diff "$f.dump" "$f.dump-s" | head -3 | tr '\n' ' ')"
 	fi
 	t1=$(now)
 	perf script --ns -G -F tid,time,ip --show-mmap-events \

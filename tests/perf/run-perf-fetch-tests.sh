@@ -7,7 +7,8 @@
 #      it prints with the store on disk, and the cache then holds every
 #      eh_elf of the store (file and stream, the stream read twice), which
 #      the unwinding then opens (strace); a second run asks nothing; with
-#      --no-fetch no request reaches the server (its /metrics); eh_elfs
+#      --no-fetch no request reaches the server (its /metrics); the files
+#      that only callchains reach (not in the build-ID table) fetched too; eh_elfs
 #      signed by a key not trusted are refused, said so on one line, and
 #      not kept; the progress line shows on a terminal only;
 #  (b) files missing here (a recording from another machine): programs
@@ -111,6 +112,19 @@ if ids_of "$T/cache-a" | cmp -s - "$T/store.ids"; then
 else
 	bad "sqlite: the cache holds $(ids_of "$T/cache-a" | wc -l) eh_elfs, the store $nstore: $(ids_of "$T/cache-a" | diff - "$T/store.ids" | head -n 4 | tr '\n' ' ')"
 fi
+# the files only callchains reach (perf record lists in its build-ID
+# table only those its samples' pcs hit): their eh_elfs fetched too
+perf buildid-list -i "$T/rec/sqlite.data" 2>/dev/null | awk '{ print $1 }' | sort -u >"$T/listed.ids"
+awk -F'[()]' '/^\t/ && $(NF-1) ~ /^\// { print $(NF-1) }' "$T/sqlite.ref" | sort -u |
+	while read -r p; do
+		id=$(readelf -n "$p" 2>/dev/null | awk '/Build ID:/ { print $3; exit }')
+		if [ -n "$id" ] && ! grep -qx "$id" "$T/listed.ids"; then echo "$id $p"; fi
+	done >"$T/chain-only"
+missing_chain=$(cut -d' ' -f1 "$T/chain-only" | while read -r id; do
+	ids_of "$T/cache-a" | grep -qx "$id" || echo "$id"; done)
+[ -s "$T/chain-only" ] && [ -z "$missing_chain" ] &&
+	ok "sqlite: fetched too, the eh_elfs of the files only callchains reach: $(cut -d' ' -f2 "$T/chain-only" | tr '\n' ' ')" ||
+	bad "sqlite: files only callchains reach: $(tr '\n' ' ' <"$T/chain-only"); not fetched: $missing_chain"
 [ -s "$T/sqlite.err" ] && bad "sqlite: something on standard error: $(head -c 300 "$T/sqlite.err")" ||
 	ok "sqlite: nothing on standard error when not on a terminal"
 # the unwinding uses them: from the cache, with nothing fetched (LeakSanitizer

@@ -1,0 +1,121 @@
+#!/bin/sh
+# ehelf-perf inject and script against perf 6.1, on recordings made now
+# (perf record -e cpu-clock -F 4000 --call-graph dwarf, eh_elfs built for
+# the files they map):
+#   sqlite-8k   sqlite3 queries (C, no frame pointers), 8 KiB stack copies,
+#               50,000+ samples
+#   sqlite-64k  the same with 64 KiB copies (--call-graph dwarf,65528),
+#               10,000+ samples
+#   cc1plus     the C++ compiler proper on a file of template instantiations
+#   python      a python3 script (dictionaries, regular expressions, json)
+#   threads     hackbench's senders and receivers as threads (-T)
+#   clang-8k    clang-14 -O2 -S on the same C++ file: libLLVM-14 and
+#   clang-64k   libclang-cpp, about 95,000 dynamic symbols in the
+#               program's libraries; 8 KiB and 64 KiB copies
+# (tests/perf/record-workloads.sh's, at 4 kHz), 50,000 samples or so each
+# with 8 KiB copies, 12,000 with 64 KiB.
+# (a) the inject table: file sizes (original, converted: ratio), `perf
+#     report --stdio -g --no-inline` CPU time (user + system) on each
+#     (ratio: converted / original), `ehelf-perf inject` CPU time (ratio:
+#     convert / one report of the original) and its peak RSS;
+# (b) the script table: `ehelf-perf script` against `perf script -F
+#     comm,tid,time,event,ip,sym,symoff,dso --no-inline`, CPU time, output
+#     to /dev/null (ehelf-perf: best of 3 after a first run that saves its
+#     symbol tables; perf: one run).
+# Targets (issue): report on the converted file <= 0.4x the original's;
+# converting <= 0.15x one report; files >= 25x smaller (8 KiB), >= 100x
+# (64 KiB); ehelf-perf script >= 10x perf script.
+# Usage: bench/inject-bench.sh BUILD [SCALE]  (SCALE 1: the sizes above;
+# 0.2 for a quick look)
+set -eu
+build=$(cd "${1:?usage: inject-bench.sh BUILD [SCALE]}" && pwd)
+scale=${2:-1}
+here=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+fields=comm,tid,time,event,ip,sym,symoff,dso
+ep="$build/bin/ehelf-perf"
+R=$T/rec
+mkdir -p "$R"
+n() { awk -v s="$scale" -v n="$1" 'BEGIN { v = int(n * s); print v < 1 ? 1 : v }'; }
+
+echo "== ehelf-perf inject and script against perf ($(date -u +%F), scale $scale)"
+rec() { # NAME STACK COMMAND...
+	name=$1 stack=$2
+	shift 2
+	perf record -q -e cpu-clock -F 4000 -m 16M --call-graph "dwarf,$stack" -o "$R/$name.data" \
+		-- "$@" >/dev/null 2>"$R/$name.log" ||
+		{ echo "inject-bench: perf record $name failed: $(head -c 300 "$R/$name.log")" >&2; exit 1; }
+}
+sq() { echo "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+	 WHERE i < $1) SELECT count(*), sum(i * i % 7) FROM n;"; }
+rec sqlite-8k 8192 sqlite3 :memory: "$(sq "$(n 64000000)")"
+rec sqlite-64k 65528 sqlite3 :memory: "$(sq "$(n 13000000)")"
+# the others from the tests' workloads, 4 kHz
+FREQ=4000 "$here/tests/perf/record-workloads.sh" "$R" "$(n 13)" cc1plus clang
+FREQ=4000 "$here/tests/perf/record-workloads.sh" "$R" "$(n 175)" python
+FREQ=4000 "$here/tests/perf/record-workloads.sh" "$R" "$(n 70)" threads
+mv "$R/clang.data" "$R/clang-8k.data"
+FREQ=4000 CALL_GRAPH=dwarf,65528 "$here/tests/perf/record-workloads.sh" "$R" "$(n 3)" clang
+mv "$R/clang.data" "$R/clang-64k.data"
+"$here/tests/perf/store-for-recordings.sh" "$build" "$T/store" "$R"/*.data >/dev/null
+export EHELF_PATH="$T/store"
+export XDG_CACHE_HOME="$T/cache"
+
+cpu() { # OUT COMMAND...: CPU seconds (user + system) and peak RSS (KiB)
+	cpu_out=$1
+	shift
+	/usr/bin/time -f "%U %S %M" -o "$T/time" "$@" >/dev/null 2>&1 ||
+		{ echo "inject-bench: failed: $*" >&2; exit 1; }
+	awk '{ printf "%.3f %d\n", $1 + $2, $3 }' "$T/time" >"$cpu_out"
+}
+best() { # N OUT COMMAND...: the least CPU time of N runs
+	best_k=$1 best_out=$2
+	shift 2
+	: >"$T/runs"
+	i=0
+	while [ $i -lt "$best_k" ]; do
+		cpu "$T/one" "$@"
+		cat "$T/one" >>"$T/runs"
+		i=$((i + 1))
+	done
+	sort -n "$T/runs" | head -n 1 >"$best_out"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'; }
+
+echo "(a) inject: sizes, perf report --stdio -g --no-inline CPU s (best of 2), convert CPU s (best of 2)"
+printf '%-11s %7s %11s %9s %7s %8s %8s %7s %8s %7s %8s\n' recording samples original converted smaller \
+	report-o report-c c/o convert cv/rep rss-KiB
+summary=$T/summary
+: >"$summary"
+for w in sqlite-8k sqlite-64k cc1plus python threads clang-8k clang-64k; do
+	f=$R/$w.data
+	c=$T/$w.ehelf.data
+	"$ep" inject -i "$f" -o "$c" --no-progress --json 2>"$T/$w.json"
+	ns=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$T/$w.json")
+	best 2 "$T/conv" "$ep" inject -i "$f" -o "$c" --no-progress --no-summary
+	best 2 "$T/ro" perf report -i "$f" --stdio -g --no-inline
+	best 2 "$T/rc" perf report -i "$c" --stdio -g --no-inline
+	so=$(stat -c %s "$f") sc=$(stat -c %s "$c")
+	ro=$(cut -d' ' -f1 "$T/ro") rc=$(cut -d' ' -f1 "$T/rc")
+	cv=$(cut -d' ' -f1 "$T/conv") rss=$(cut -d' ' -f2 "$T/conv")
+	printf '%-11s %7d %11d %9d %6.1fx %8.3f %8.3f %7s %8.3f %7s %8d\n' "$w" "$ns" "$so" "$sc" \
+		"$(ratio "$so" "$sc")" "$ro" "$rc" "$(ratio "$rc" "$ro")" "$cv" "$(ratio "$cv" "$ro")" "$rss"
+	echo "$w $ns $(ratio "$so" "$sc") $(ratio "$rc" "$ro") $(ratio "$cv" "$ro")" >>"$summary"
+done
+awk '{ big = $1 ~ /64k/; need = big ? 100 : 25
+       s = $3 >= need ? "met" : "NOT met"; r = $4 <= 0.4 ? "met" : "NOT met"; c = $5 <= 0.15 ? "met" : "NOT met"
+       printf "  %-11s smaller %sx (>= %dx: %s); report %s (<= 0.4: %s); convert %s (<= 0.15: %s)\n", $1, $3, need, s, $4, r, $5, c }' "$summary"
+
+echo "(b) script: ehelf-perf script (best of 3 after a first run) against perf script --no-inline, CPU s"
+printf '%-11s %7s %9s %9s %9s %7s\n' recording samples ehelf-1st ehelf perf speedup
+for w in sqlite-8k sqlite-64k cc1plus python threads clang-8k clang-64k; do
+	f=$R/$w.data
+	cpu "$T/e1" "$ep" script -i "$f" --no-progress
+	best 3 "$T/e" "$ep" script -i "$f" --no-progress
+	cpu "$T/p" perf script -i "$f" -F $fields --no-inline
+	e1=$(cut -d' ' -f1 "$T/e1") e=$(cut -d' ' -f1 "$T/e") p=$(cut -d' ' -f1 "$T/p")
+	sp=$(ratio "$p" "$e")
+	printf '%-11s %7d %9.3f %9.3f %9.3f %6.1fx %s\n' "$w" "$(grep "^$w " "$summary" | cut -d' ' -f2)" \
+		"$e1" "$e" "$p" "$sp" "$(awk -v s="$sp" 'BEGIN { print ((s >= 10) ? "(>= 10x: met)" : "(>= 10x: NOT met)") }')"
+done
