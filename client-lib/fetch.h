@@ -1,6 +1,6 @@
 /*
  * fetch.h - eh_elfs from HTTP servers into the user's cache, with
- * libdebuginfod's conventions (DESIGN.md, "Client resolution").
+ * libdebuginfod's conventions (docs/design.md, "Client resolution").
  *
  * Configuration (read with secure_getenv, once, by fetch_config_load):
  *   EHELF_URLS             space-separated server URLs (none: no fetching)

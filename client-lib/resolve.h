@@ -1,5 +1,5 @@
 /*
- * resolve.h - where the eh_elf of a build-ID is found: DESIGN.md's
+ * resolve.h - where the eh_elf of a build-ID is found: docs/design.md's
  * client resolution, shared by libehelf's spaces (space.c), ehelf_space_fetch
  * and ehelf-find.  First hit wins:
  *

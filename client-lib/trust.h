@@ -1,5 +1,5 @@
 /*
- * trust.h - opening an eh_elf as DESIGN.md's trust rules ask, whatever
+ * trust.h - opening an eh_elf as docs/design.md's trust rules ask, whatever
  * its origin: read once through one descriptor, checked (eh_elf_check.h),
  * and those same bytes mapped by libehelf itself (no dlopen: no dynamic
  * loader lock, no code of the file run at load).

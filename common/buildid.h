@@ -1,5 +1,5 @@
 /*
- * buildid.h - GNU build-IDs as DESIGN.md fixes them: lowercase hex of the
+ * buildid.h - GNU build-IDs as docs/design.md fixes them: lowercase hex of the
  * NT_GNU_BUILD_ID note, validated whenever it comes from outside, and the
  * store layout ROOT/.build-id/XX/REST.so shared by builder, packages,
  * server and client.

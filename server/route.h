@@ -4,7 +4,7 @@
  * the metrics, the status page, or nothing we serve.
  *
  * The path is the one libmicrohttpd hands over: percent-decoded, without
- * the query.  A build-ID is accepted only as DESIGN.md fixes it (even
+ * the query.  A build-ID is accepted only as docs/design.md fixes it (even
  * length, 2..128 characters, [0-9a-f]), so "..", "/", NUL bytes, uppercase
  * and anything a decoder turned into those are refused here.
  */

@@ -1,5 +1,5 @@
 /*
- * test_trust - opening eh_elfs as DESIGN.md's trust rules ask
+ * test_trust - opening eh_elfs as docs/design.md's trust rules ask
  * (client-lib/trust.h), on a real eh_elf compiled here from zoo.so:
  *  - the file's own properties: a symbolic link, a file writable by others
  *    or by its group, one owned by another user (as root), a directory, a
