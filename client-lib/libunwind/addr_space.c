@@ -1,8 +1,14 @@
 /*
- * addr_space.c - see addr_space.h.  The side libunwind's answers stand
- * for libunwind's where the call has one to give (the cache size's
- * refusal, the accessors); ehelf itself keeps no per-space cache: a flush
- * rebuilds the process space when libraries came or went.
+ * addr_space.c - see addr_space.h.  The local spaces are the side
+ * libunwind's own: _ULx86_64_local_addr_space holds the value of the
+ * side libunwind.so.8's, _Ux86_64_local_addr_space that of the side
+ * libunwind-x86_64.so.8's, so that a space libunwind's code is handed, or
+ * reads through these symbols (the side's, when a program drops its
+ * RTLD_DEEPBIND; a preloaded-over libunwind's), is a real one.  Without
+ * the side, both name a space of accessors only.  ehelf itself keeps no
+ * per-space cache: a flush rebuilds the process space when libraries
+ * came or went; the side's answers stand for libunwind's where the call
+ * has one to give (the cache size's refusal, the accessors).
  */
 #include "addr_space.h"
 
@@ -10,37 +16,40 @@
 #include "cursor.h"
 #include "side_api.h"
 
-/* the local space: its accessors first, as libunwind's unw_get_accessors
- * returns the address of a space's */
 static struct local_space {
-	unw_accessors_t acc;
-} local_space;
+	unw_accessors_t acc; /* first, as in libunwind's spaces */
+} no_side_space;
 
 COMPAT unw_addr_space_t _ULx86_64_local_addr_space =
-	(unw_addr_space_t)&local_space;
+	(unw_addr_space_t)&no_side_space;
 COMPAT unw_addr_space_t _Ux86_64_local_addr_space =
-	(unw_addr_space_t)&local_space;
+	(unw_addr_space_t)&no_side_space;
+
+/* after side_api_init (200), before the other constructors */
+__attribute__((constructor(201))) static void local_spaces_init(void)
+{
+	if (side_api.local_addr_space)
+		_ULx86_64_local_addr_space = *side_api.local_addr_space;
+	if (side_api.generic_local_addr_space)
+		_Ux86_64_local_addr_space = *side_api.generic_local_addr_space;
+}
 
 bool addr_space_is_local(unw_addr_space_t as)
 {
-	return as == (unw_addr_space_t)&local_space;
-}
-
-__attribute__((constructor)) static void local_space_init(void)
-{
-	if (side_api.get_accessors && side_api.local_addr_space)
-		local_space.acc = *side_api.get_accessors(*side_api.local_addr_space);
-}
-
-static unw_addr_space_t side_local(void)
-{
-	return side_api.local_addr_space ? *side_api.local_addr_space : NULL;
+	return as && (as == _ULx86_64_local_addr_space ||
+		      as == _Ux86_64_local_addr_space);
 }
 
 COMPAT unw_accessors_t *_Ux86_64_get_accessors(unw_addr_space_t as)
 {
-	/* another library's space: libunwind's layout, accessors first */
-	return addr_space_is_local(as) ? &local_space.acc : (unw_accessors_t *)as;
+	/* the side's initialize their local spaces' accessors first */
+	if (as == (unw_addr_space_t)&no_side_space)
+		return &no_side_space.acc;
+	if (as == _ULx86_64_local_addr_space && side_api.get_accessors)
+		return side_api.get_accessors(as);
+	if (as == _Ux86_64_local_addr_space && side_api.generic_get_accessors)
+		return side_api.generic_get_accessors(as);
+	return (unw_accessors_t *)as; /* libunwind's layout: accessors first */
 }
 
 /* the local API's (UNW_LOCAL_ONLY) libunwind has no other space */
@@ -67,8 +76,8 @@ COMPAT void _Ux86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
 	 * its answers (unw_get_proc_info) must see the same libraries. */
 	if (process_space_built())
 		ehelf_backtrace_init();
-	if (side_api.flush_cache && side_local())
-		side_api.flush_cache(side_local(), lo, hi);
+	if (side_api.flush_cache && _ULx86_64_local_addr_space != (unw_addr_space_t)&no_side_space)
+		side_api.flush_cache(_ULx86_64_local_addr_space, lo, hi);
 	(void)as;
 }
 
@@ -76,14 +85,14 @@ COMPAT int _ULx86_64_set_caching_policy(unw_addr_space_t as,
 					unw_caching_policy_t p)
 {
 	(void)as; /* eh_elfs need no cache; the side's takes the policy */
-	return side_api.set_caching_policy && side_local()
-	       ? side_api.set_caching_policy(side_local(), p) : 0;
+	return side_api.set_caching_policy && side_api.local_addr_space
+	       ? side_api.set_caching_policy(_ULx86_64_local_addr_space, p) : 0;
 }
 
 COMPAT int _ULx86_64_set_cache_size(unw_addr_space_t as, size_t size,
 				    int flag)
 {
 	(void)as; /* libunwind's answer (it refuses with a per-thread cache) */
-	return side_api.set_cache_size && side_local()
-	       ? side_api.set_cache_size(side_local(), size, flag) : 0;
+	return side_api.set_cache_size && side_api.local_addr_space
+	       ? side_api.set_cache_size(_ULx86_64_local_addr_space, size, flag) : 0;
 }

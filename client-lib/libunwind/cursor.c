@@ -95,7 +95,7 @@ COMPAT int _ULx86_64_step(unw_cursor_t *c)
 {
 	compat_cursor *k = compat_of(c);
 	if (!k)
-		return -UNW_EINVAL;
+		return SIDE_CURSOR_CALL(step, c);
 	int st = EHELF_E_NOT_COVERED;
 	uint64_t sp = k->regs.r[EHELF_RSP];
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -139,7 +139,7 @@ COMPAT int _ULx86_64_get_reg(unw_cursor_t *c, unw_regnum_t reg, unw_word_t *v)
 {
 	compat_cursor *k = compat_of(c);
 	if (!k)
-		return -UNW_EINVAL;
+		return SIDE_CURSOR_CALL(get_reg, c, reg, v);
 	if (reg >= 0 && reg < EHELF_NREGS) { /* libunwind uses DWARF order */
 		if (!((k->regs.valid >> reg) & 1))
 			return -UNW_EBADREG;
@@ -165,7 +165,7 @@ COMPAT int _ULx86_64_set_reg(unw_cursor_t *c, unw_regnum_t reg, unw_word_t v)
 {
 	compat_cursor *k = compat_of(c);
 	if (!k)
-		return -UNW_EINVAL;
+		return SIDE_CURSOR_CALL(set_reg, c, reg, v);
 	if (reg < 0 || reg >= EHELF_NREGS)
 		return -UNW_EBADREG;
 	k->regs.r[reg] = v;
@@ -178,18 +178,12 @@ COMPAT int _ULx86_64_set_reg(unw_cursor_t *c, unw_regnum_t reg, unw_word_t v)
  * (unw_is_fpreg is 0 for all): its tdep_access_fpreg refuses them all */
 COMPAT int _ULx86_64_get_fpreg(unw_cursor_t *c, unw_regnum_t reg, unw_fpreg_t *v)
 {
-	(void)c;
-	(void)reg;
-	(void)v;
-	return -UNW_EINVAL;
+	return compat_of(c) ? -UNW_EINVAL : SIDE_CURSOR_CALL(get_fpreg, c, reg, v);
 }
 
 COMPAT int _ULx86_64_set_fpreg(unw_cursor_t *c, unw_regnum_t reg, unw_fpreg_t v)
 {
-	(void)c;
-	(void)reg;
-	(void)v;
-	return -UNW_EINVAL;
+	return compat_of(c) ? -UNW_EINVAL : SIDE_CURSOR_CALL(set_fpreg, c, reg, v);
 }
 
 /* greg index (<sys/ucontext.h>) of each DWARF register */
@@ -208,7 +202,7 @@ COMPAT int _ULx86_64_get_save_loc(unw_cursor_t *c, int reg, unw_save_loc_t *sl)
 {
 	compat_cursor *k = compat_of(c);
 	if (!k)
-		return -UNW_EINVAL;
+		return SIDE_CURSOR_CALL(get_save_loc, c, reg, sl);
 	memset(sl, 0, sizeof *sl);
 	if (reg < 0 || reg >= EHELF_NREGS) {
 		sl->type = UNW_SLT_NONE;
@@ -233,7 +227,7 @@ COMPAT int _ULx86_64_get_save_loc(unw_cursor_t *c, int reg, unw_save_loc_t *sl)
 COMPAT int _ULx86_64_is_signal_frame(unw_cursor_t *c)
 {
 	compat_cursor *k = compat_of(c);
-	return k ? k->signal : -UNW_EINVAL;
+	return k ? k->signal : SIDE_CURSOR_CALL(is_signal_frame, c);
 }
 
 int cursor_side(compat_cursor *k, unw_cursor_t *sc, unw_context_t *uc)

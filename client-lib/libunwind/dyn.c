@@ -6,13 +6,13 @@
  */
 #include "forward.h"
 
-FORWARD_VOID(_U_dyn_register, (unw_dyn_info_t *di), (di))
-FORWARD_VOID(_U_dyn_cancel, (unw_dyn_info_t *di), (di))
-FORWARD(unw_word_t, _U_dyn_info_list_addr, (void), ())
+FORWARD_VOID(side_api_sym, _U_dyn_register, (unw_dyn_info_t *di), (di))
+FORWARD_VOID(side_api_sym, _U_dyn_cancel, (unw_dyn_info_t *di), (di))
+FORWARD(side_api_sym, unw_word_t, _U_dyn_info_list_addr, (void), ())
 
 __attribute__((constructor)) static void dyn_init(void)
 {
-	FORWARD_LOOKUP(_U_dyn_register);
-	FORWARD_LOOKUP(_U_dyn_cancel);
-	FORWARD_LOOKUP(_U_dyn_info_list_addr);
+	FORWARD_LOOKUP(side_api_sym, _U_dyn_register);
+	FORWARD_LOOKUP(side_api_sym, _U_dyn_cancel);
+	FORWARD_LOOKUP(side_api_sym, _U_dyn_info_list_addr);
 }

@@ -10,11 +10,11 @@
 #include "cursor.h"
 #include "forward.h"
 
-FORWARD(int, _Ux86_64_get_elf_image,
+FORWARD(side_api_sym, int, _Ux86_64_get_elf_image,
 	(void *ei, pid_t pid, unw_word_t ip, unsigned long *segbase,
 	 unsigned long *mapoff, char *path, size_t pathlen),
 	(ei, pid, ip, segbase, mapoff, path, pathlen))
-FORWARD(int, _Ux86_64_get_exe_image_path, (char *path), (path))
+FORWARD(side_api_sym, int, _Ux86_64_get_exe_image_path, (char *path), (path))
 
 /* the local API's DWARF table search, called from a find_proc_info: on
  * the side's local space for libehelf-unwind's */
@@ -52,8 +52,8 @@ COMPAT int _ULx86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t i
 
 __attribute__((constructor)) static void image_init(void)
 {
-	FORWARD_LOOKUP(_Ux86_64_get_elf_image);
-	FORWARD_LOOKUP(_Ux86_64_get_exe_image_path);
+	FORWARD_LOOKUP(side_api_sym, _Ux86_64_get_elf_image);
+	FORWARD_LOOKUP(side_api_sym, _Ux86_64_get_exe_image_path);
 	side_find_table = side_api_sym("_ULx86_64_dwarf_find_unwind_table");
 	side_search_table = side_api_sym("_ULx86_64_dwarf_search_unwind_table");
 }

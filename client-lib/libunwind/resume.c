@@ -11,6 +11,7 @@
 #include <ucontext.h>
 
 #include "cursor.h"
+#include "side_api.h"
 #include "ucontext_offsets.h"
 
 _Static_assert(offsetof(ucontext_t, uc_mcontext.gregs) == G(0), "gregs");
@@ -26,7 +27,7 @@ COMPAT int _ULx86_64_resume(unw_cursor_t *c)
 {
 	compat_cursor *k = compat_of(c);
 	if (!k)
-		return -UNW_EINVAL;
+		return SIDE_CURSOR_CALL(resume, c);
 	cursor_load_all(k);
 	if (k->sigctx) {
 		/* the registers libunwind restores (the gregs up to rip) */

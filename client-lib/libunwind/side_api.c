@@ -12,13 +12,18 @@ void *side_api_sym(const char *name)
 	return side_load() == 0 ? side_sym(SIDE_LOCAL, name) : NULL;
 }
 
-/* a constructor of its own priority: before those of the files that use
- * side_api (default priority) */
+/* a constructor, before those of the files that use side_api */
 __attribute__((constructor(200))) static void side_api_init(void)
 {
 	side_api_t a = {
 		side_api_sym("_ULx86_64_init_local2"),
+		side_api_sym("_ULx86_64_step"),
 		side_api_sym("_ULx86_64_get_reg"),
+		side_api_sym("_ULx86_64_set_reg"),
+		side_api_sym("_ULx86_64_get_fpreg"),
+		side_api_sym("_ULx86_64_set_fpreg"),
+		side_api_sym("_ULx86_64_get_save_loc"),
+		side_api_sym("_ULx86_64_resume"),
 		side_api_sym("_ULx86_64_is_signal_frame"),
 		side_api_sym("_ULx86_64_get_proc_info"),
 		side_api_sym("_ULx86_64_get_proc_name"),
@@ -30,6 +35,8 @@ __attribute__((constructor(200))) static void side_api_init(void)
 		side_api_sym("_ULx86_64_set_caching_policy"),
 		side_api_sym("_ULx86_64_set_cache_size"),
 		side_api_sym("_ULx86_64_local_addr_space"),
+		side_load() == 0 ? side_sym(SIDE_GENERIC, "_Ux86_64_get_accessors") : NULL,
+		side_load() == 0 ? side_sym(SIDE_GENERIC, "_Ux86_64_local_addr_space") : NULL,
 	};
 	side_api = a;
 }

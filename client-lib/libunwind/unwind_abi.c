@@ -1,13 +1,21 @@
 /*
  * unwind_abi.c - the C++ exception ABI libunwind.so.8 exports (_Unwind_*,
- * and the same functions as __libunwind_Unwind_*): the side libunwind's,
- * whole.  An exception is raised, searched and resumed by the side's own
- * cursors (its calls bind inside it, RTLD_DEEPBIND), and a personality
- * routine's calls back (_Unwind_GetGR on the context it was given, ...)
- * reach the side's through these: one library handles each exception
- * from end to end, as libunwind does.  Contexts are void * here: the
- * types of <unwind.h> differ between libgcc's and libunwind's headers.
+ * and the same functions as __libunwind_Unwind_*), so that a program
+ * relinked against libehelf-unwind finds them all.  Each is the runtime
+ * the process would have used without libehelf-unwind: preloaded into a
+ * program linked with libunwind, libunwind.so.8's (which runs on the
+ * unw_* API, libehelf-unwind's cursors: the C++ exceptions are unwound by
+ * ehelf), or libgcc_s's, whichever comes first; with neither loaded, the
+ * side libunwind's, whose own cursors raise, search and resume (its calls
+ * bind inside it, RTLD_DEEPBIND).  Every function of one name set comes
+ * from one library, so a personality routine's calls back (_Unwind_GetGR
+ * on the context it was given, ...) reach the runtime that made the
+ * context.  Contexts are void * here: the types of <unwind.h> differ
+ * between libgcc's and libunwind's headers.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
 #include "forward.h"
 
 typedef unsigned long ul;
@@ -35,22 +43,28 @@ typedef unsigned long ul;
 
 /* each under both names */
 #define DEF(ret, name, params, args)                                           \
-	FORWARD(ret, _##name, params, args)                                    \
-	FORWARD(ret, __libunwind_##name, params, args)
+	FORWARD(forward_next_or_side, ret, _##name, params, args)              \
+	FORWARD(forward_next_or_side, ret, __libunwind_##name, params, args)
 #define DEF_VOID(name, params, args)                                           \
-	FORWARD_VOID(_##name, params, args)                                    \
-	FORWARD_VOID(__libunwind_##name, params, args)
+	FORWARD_VOID(forward_next_or_side, _##name, params, args)              \
+	FORWARD_VOID(forward_next_or_side, __libunwind_##name, params, args)
 #define DEF_NORETURN(name, params, args)                                       \
-	FORWARD_NORETURN(_##name, params, args)                                \
-	FORWARD_NORETURN(__libunwind_##name, params, args)
+	FORWARD_NORETURN(forward_next_or_side, _##name, params, args)          \
+	FORWARD_NORETURN(forward_next_or_side, __libunwind_##name, params, args)
 UNWIND_ABI(DEF, DEF_VOID, DEF_NORETURN)
 
 #define LOOKUP(ret, name, params, args)                                        \
-	FORWARD_LOOKUP(_##name);                                               \
-	FORWARD_LOOKUP(__libunwind_##name);
+	FORWARD_LOOKUP(forward_next_or_side, _##name);                         \
+	FORWARD_LOOKUP(forward_next_or_side, __libunwind_##name);
 #define LOOKUP_VOID(name, params, args) LOOKUP(void, name, params, args)
 
 __attribute__((constructor)) static void unwind_abi_init(void)
 {
 	UNWIND_ABI(LOOKUP, LOOKUP_VOID, LOOKUP_VOID)
+}
+
+void *forward_next_or_side(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	return f ? f : side_api_sym(name);
 }

@@ -46,7 +46,7 @@ prepare_store() {
 	for p in "$tests_dir"/.libs/* "$tests_dir"/test-static-link "$tests_dir"/mapper \
 		 "$tests_dir"/test-ptrace-misc "$work"/relinked/* "$lib"; do
 		[ -f "$p" ] && [ -x "$p" ] || continue
-		cp -n "$p" "$files/" 2>/dev/null
+		cp "$p" "$files/$(echo "${p#"$build"/}" | tr / _)"   # relinked too
 		LD_LIBRARY_PATH=$work/setjmp ldd "$p" 2>/dev/null |
 		awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]*ld-linux/ { print $1 }' |
 		while read -r l; do cp -n "$(readlink -f "$l")" "$files/"; done
@@ -73,6 +73,7 @@ relink() {
 		*libunwind-ptrace.la) args+=(-lunwind-ptrace) ;;
 		*libunwind-coredump.la) args+=(-lunwind-coredump) ;;
 		*libunwind-setjmp.la) args+=("$work/setjmp/libunwind-setjmp.so.0") ;;
+		*libunwind-elf64.la) args+=("$tree/src/.libs/libunwind-elf64.a") ;;
 		-static) ;; # libehelf-unwind is a shared library
 		*) args+=("$w") ;;
 		esac
@@ -100,7 +101,7 @@ normalise() { # addresses and stack pointers out, names and offsets kept
 }
 
 run_one() { # T M -> status word
-	local t=$1 m=$2 env=(env LD_LIBRARY_PATH="$work/setjmp") out=$work/out/$1.$2
+	local t=$1 m=$2 env=(env LD_LIBRARY_PATH="$work/setjmp") out=$work/out/$1.$2.log
 	case $m in
 	b) env+=(LD_PRELOAD="$lib" EHELF_PATH=/nonexistent) ;;
 	c) env+=(LD_PRELOAD="$lib" EHELF_PATH="$work/store") ;;
@@ -116,14 +117,21 @@ run_one() { # T M -> status word
 	[ $rc -eq 137 ] && { echo "timeout"; return; }
 	[ $rc -ne 0 ] && { echo "rc=$rc"; return; }
 	if is_frames "$t" && [ "$m" != a ]; then
-		normalise <"$work/out/$t.a" >"$out.ref"
+		normalise <"$work/out/$t.a.log" >"$out.ref"
 		normalise <"$out" >"$out.norm"
 		cmp -s "$out.ref" "$out.norm" || { echo "frames"; return; }
 	fi
 	echo "ok"
 }
 
-case " $modes " in *" c "*) prepare_store ;; esac
+# relinked programs first: their eh_elfs go into the store too
+case " $modes " in *" d "*)
+	for t in $all_tests; do
+		case $t in run-check-namespace) ;; run-ptrace-*) relink test-ptrace ;;
+		*) relink "$t" ;; esac
+	done ;;
+esac
+case " $modes " in *" c "* | *" d "*) prepare_store ;; esac
 passed=0 failed=0
 printf '%-30s' test; for m in $modes; do printf ' %-8s' "$m"; done; echo
 for t in $all_tests; do
