@@ -5,6 +5,7 @@
  */
 #include "../space.h"
 #include "../unwind.h"
+#include "cursor.h"
 
 /* Whether return address RA lies in no module of the process space. */
 static bool in_no_module(uint64_t ra)
@@ -20,21 +21,25 @@ static bool in_no_module(uint64_t ra)
 int compat_backtrace_from(void **buf, int size, ehelf_regs *caller);
 int compat_backtrace_from(void **buf, int size, ehelf_regs *caller)
 {
-	/* the caller of unw_backtrace first, as libunwind does; modules
-	 * without an eh_elf through libdw */
+	/* the caller of unw_backtrace first, as libunwind does */
 	walk_info walk = { false, EHELF_STEP };
 	int n = backtrace_from(caller, buf, size, 0, &walk);
-	/* ended at a pc in no module: perhaps in a library loaded since (a
-	 * Python extension module, say), which libunwind, looking modules
-	 * up with dl_iterate_phdr, would find: look again, as unw_step does;
-	 * not past a signal frame, where this is probably a signal handler
-	 * (a rebuild allocates, reads and maps eh_elfs).  The walk goes on
-	 * from that last frame, whose registers are in *CALLER (its pc a
-	 * return address: no signal frame was crossed), as a walk from the
-	 * start would have gone with the new space */
-	if (n > 0 && walk.stop == EHELF_E_NOT_COVERED && !walk.signal_seen &&
-	    in_no_module((uint64_t)(uintptr_t)buf[n - 1]) && process_space_refresh())
-		n = n - 1 + backtrace_from(caller, buf + n - 1, size - (n - 1), 0,
-					   NULL);
+	/* ended at a pc in no module: a library loaded since the space was
+	 * built (a Python extension module, say), which libunwind, looking
+	 * modules up with dl_iterate_phdr, would find, or code registered
+	 * with _U_dyn_register: the walk goes on with unw_step from that last
+	 * frame, whose registers are in *CALLER (its pc a return address
+	 * unless the frame before was a signal frame), which steps there with
+	 * the side libunwind and again with eh_elfs once back in known code;
+	 * nothing is rebuilt (that allocates) */
+	if (n > 0 && walk.stop == EHELF_E_NOT_COVERED &&
+	    in_no_module((uint64_t)(uintptr_t)buf[n - 1])) {
+		unw_cursor_t c;
+		compat_cursor *k = (compat_cursor *)&c;
+		cursor_init_regs(k, caller, walk.signal_seen &&
+				 (caller->valid & EHELF_SIGNAL_FRAME));
+		while (n < size && _ULx86_64_step(&c) > 0)
+			buf[n++] = (void *)(uintptr_t)k->regs.r[EHELF_RIP];
+	}
 	return n;
 }

@@ -44,6 +44,15 @@ void cursor_init(compat_cursor *k, unw_context_t *uc, bool exact)
 	ehelf_regs_from_ucontext(&k->regs, uc);
 }
 
+void cursor_init_regs(compat_cursor *k, const ehelf_regs *r, bool exact)
+{
+	memset(k, 0, sizeof *k);
+	k->magic = CURSOR_MAGIC;
+	k->exact = exact;
+	k->regs = *r;
+	k->regs.valid &= EHELF_VALID_REGS;
+}
+
 static int init_checked(unw_cursor_t *c, unw_context_t *uc, bool exact)
 {
 	cursor_init((compat_cursor *)c, uc, exact);
@@ -91,41 +100,58 @@ static int peek(const compat_cursor *k, ehelf_regs *out)
 	return st;
 }
 
+/* One step of K by the side libunwind, for a pc in no module of the
+ * process space: a library loaded since the space was built, code
+ * registered with _U_dyn_register, or no code at all (a call through a
+ * bad pointer: libunwind takes the return address at rsp).  libunwind
+ * finds modules with dl_iterate_phdr and allocates nothing: the space is
+ * not rebuilt inside a step (unw_flush_cache rebuilds it). */
+static int side_step(compat_cursor *k)
+{
+	unw_cursor_t sc;
+	unw_context_t uc;
+	uint64_t sp = k->regs.r[EHELF_RSP];
+	int rc = side_api.step ? cursor_side(k, &sc, &uc) : -UNW_EUNSPEC;
+	if (rc < 0)
+		return rc;
+	rc = side_api.step(&sc);
+	if (rc > 0) {
+		cursor_from_side(k, &sc);
+		k->sigctx = k->signal ? sp : 0;
+		k->frame++;
+	}
+	return rc;
+}
+
 COMPAT int _ULx86_64_step(unw_cursor_t *c)
 {
 	compat_cursor *k = compat_of(c);
 	if (!k)
 		return SIDE_CURSOR_CALL(step, c);
 	int st = EHELF_E_NOT_COVERED;
+	bool unknown = false;
 	uint64_t sp = k->regs.r[EHELF_RSP];
-	for (int attempt = 0; attempt < 2; attempt++) {
-		const ehelf_space *s = process_space_pin();
-		bool unknown = false;
-		if (s) {
-			reader rd = local_reader(k->regs.r[EHELF_RSP]);
-			uint32_t path;
-			if (k->trace_cache != space_cache(s)) { /* another space */
-				k->trace = (step_trace){ NULL, false, 0 };
-				k->trace_cache = space_cache(s);
-			}
-			st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path,
-					 &k->trace, &k->lazy);
-			unknown = st == EHELF_E_NOT_COVERED &&
-				  !space_find(s, k->regs.r[EHELF_RIP] - !k->exact);
+	const ehelf_space *s = process_space_pin();
+	if (s) {
+		reader rd = local_reader(k->regs.r[EHELF_RSP]);
+		uint32_t path;
+		if (k->trace_cache != space_cache(s)) { /* another space */
+			k->trace = (step_trace){ NULL, false, 0 };
+			k->trace_cache = space_cache(s);
 		}
-		process_space_unpin();
-		/* a pc in no module: perhaps a library loaded since (as
-		 * libunwind, which looks modules up with dl_iterate_phdr);
-		 * not past a signal frame (see crossed) */
-		if (!unknown || k->crossed || !process_space_refresh())
-			break;
+		st = unwind_step(s, &k->regs, k->exact, &rd, 0, &path,
+				 &k->trace, &k->lazy);
+		unknown = st == EHELF_E_NOT_COVERED &&
+			  !space_find(s, k->regs.r[EHELF_RIP] - !k->exact);
 	}
+	process_space_unpin();
+	if (unknown)
+		return side_step(k);
 	if (st == EHELF_OUTERMOST || st == EHELF_E_NOT_COVERED)
 		return 0;        /* no caller: the end of the chain */
 	if (st != EHELF_STEP)
 		return -UNW_EBADFRAME;
 	k->signal = k->regs.valid & EHELF_SIGNAL_FRAME;
-	k->crossed |= k->signal;
 	k->exact = k->signal;
 	/* a signal frame's rsp is its ucontext_t (the handler returned to
 	 * the restorer's code, popping it: rt_sigframe) */

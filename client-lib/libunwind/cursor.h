@@ -31,10 +31,6 @@ typedef struct compat_cursor {
 			  * up last for this cursor (by unw_step, for the
 			  * frame it left, or by unw_get_proc_info, for this
 			  * one) is a signal frame, as in libunwind */
-	bool crossed;    /* unw_step has gone through a signal frame: this is
-			  * probably a signal handler, where libraries loaded
-			  * since the space was built are not looked for (a
-			  * rebuild allocates, reads and maps eh_elfs) */
 	ehelf_regs regs;
 	step_trace trace; /* the walk's place in the step cache's traces, */
 	const step_cache_entry *trace_cache; /* in this cache (the space may
@@ -65,6 +61,9 @@ void cursor_load_all(compat_cursor *k);
 
 /* The cursor made by unw_init_local(2) from UC (EXACT: pc as is). */
 void cursor_init(compat_cursor *k, unw_context_t *uc, bool exact);
+
+/* A cursor at the frame whose registers are *R. */
+void cursor_init_regs(compat_cursor *k, const ehelf_regs *r, bool exact);
 
 /*
  * A side-libunwind cursor SC for K's frame: its registers written into

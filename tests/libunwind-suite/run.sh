@@ -22,7 +22,7 @@ modes=${*:-a b c d}
 tests_dir=$tree/tests
 lib=$build/lib/libehelf-unwind.so
 work=$build/tests/libunwind-suite
-mkdir -p "$work/out" "$work/relinked" "$work/setjmp"
+mkdir -p "$work/out" "$work/relinked" "$work/setjmp" "$work/no-cache"
 export LC_ALL=C
 
 # the programs and scripts of `make check` (TESTS), but the coredump scripts
@@ -101,7 +101,10 @@ normalise() { # addresses and stack pointers out, names and offsets kept
 }
 
 run_one() { # T M -> status word
-	local t=$1 m=$2 env=(env LD_LIBRARY_PATH="$work/setjmp") out=$work/out/$1.$2.log
+	# no eh_elf from the cache or a server: EHELF_PATH's only
+	local t=$1 m=$2 out=$work/out/$1.$2.log
+	local env=(env -u EHELF_URLS EHELF_CACHE_PATH="$work/no-cache"
+		   LD_LIBRARY_PATH="$work/setjmp")
 	case $m in
 	b) env+=(LD_PRELOAD="$lib" EHELF_PATH=/nonexistent) ;;
 	c) env+=(LD_PRELOAD="$lib" EHELF_PATH="$work/store") ;;
