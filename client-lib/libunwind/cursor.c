@@ -111,6 +111,7 @@ static int side_step(compat_cursor *k)
 	unw_cursor_t sc;
 	unw_context_t uc;
 	uint64_t sp = k->regs.r[EHELF_RSP];
+	side_api_ready();
 	int rc = side_api.step ? cursor_side(k, &sc, &uc) : -UNW_EUNSPEC;
 	if (rc < 0)
 		return rc;
@@ -258,6 +259,7 @@ COMPAT int _ULx86_64_is_signal_frame(unw_cursor_t *c)
 
 int cursor_side(compat_cursor *k, unw_cursor_t *sc, unw_context_t *uc)
 {
+	side_api_ready();
 	if (!side_api.init_local2)
 		return -UNW_EUNSPEC;
 	cursor_load_all(k);

@@ -1,9 +1,7 @@
 /*
  * forward.h - a libehelf-unwind function that is another library's:
  * FORWARD(lookup, ret, name, params, args) defines NAME, exported, calling
- * the function LOOKUP("NAME") gives (side_api_sym: the side libunwind's;
- * forward_next_or_side: the definition libehelf-unwind interposes, else
- * the side's).  The file's constructor looks it up with
+ * the function LOOKUP("NAME") gives (side_api_sym: the side libunwind's).  The file's constructor looks it up with
  * FORWARD_LOOKUP(lookup, name); a call made before that constructor ran
  * (from another library's constructor, or a thread it started) looks it
  * up then.  Without a target a forwarded function returns 0 (FORWARD) or
@@ -59,10 +57,5 @@
 			f args;                                                \
 		abort();                                                       \
 	}
-
-/* The definition NAME would have had without libehelf-unwind (the next
- * in the lookup order: a preloaded libehelf-unwind's libunwind.so.8, or
- * libgcc_s), else the side's. */
-void *forward_next_or_side(const char *name);
 
 #endif

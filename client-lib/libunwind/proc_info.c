@@ -25,6 +25,7 @@ COMPAT int _ULx86_64_get_proc_info(unw_cursor_t *c, unw_proc_info_t *pi)
 	compat_cursor *k = compat_of(c);
 	if (!k)
 		return SIDE_CURSOR_CALL(get_proc_info, c, pi);
+	side_api_ready();
 	if (!side_api.get_proc_info)
 		return -UNW_EUNSPEC;
 	unw_cursor_t sc;
@@ -44,6 +45,7 @@ COMPAT int _ULx86_64_get_proc_name(unw_cursor_t *c, char *buf, size_t len,
 	compat_cursor *k = compat_of(c);
 	if (!k)
 		return SIDE_CURSOR_CALL(get_proc_name, c, buf, len, off);
+	side_api_ready();
 	if (!side_api.get_proc_name)
 		return -UNW_EUNSPEC;
 	unw_cursor_t sc;
@@ -58,6 +60,7 @@ COMPAT int _ULx86_64_reg_states_iterate(unw_cursor_t *c,
 	compat_cursor *k = compat_of(c);
 	if (!k)
 		return SIDE_CURSOR_CALL(reg_states_iterate, c, cb, token);
+	side_api_ready();
 	if (!side_api.reg_states_iterate)
 		return -UNW_EUNSPEC;
 	unw_cursor_t sc;
@@ -74,6 +77,7 @@ COMPAT int _ULx86_64_apply_reg_state(unw_cursor_t *c, void *reg_states_data)
 	compat_cursor *k = compat_of(c);
 	if (!k)
 		return SIDE_CURSOR_CALL(apply_reg_state, c, reg_states_data);
+	side_api_ready();
 	if (!side_api.apply_reg_state)
 		return -UNW_EUNSPEC;
 	unw_cursor_t sc;
@@ -93,6 +97,7 @@ COMPAT int _ULx86_64_apply_reg_state(unw_cursor_t *c, void *reg_states_data)
 COMPAT int _ULx86_64_get_proc_info_by_ip(unw_addr_space_t as, unw_word_t ip,
 					 unw_proc_info_t *pi, void *arg)
 {
+	side_api_ready();
 	if (!side_api.get_proc_info_by_ip || !side_api.local_addr_space)
 		return -UNW_EUNSPEC;
 	/* the local space's argument is a cursor's: the side needs none */

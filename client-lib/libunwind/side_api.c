@@ -1,6 +1,7 @@
 /* side_api.c - see side_api.h. */
 #include "side_api.h"
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "side.h"
@@ -12,8 +13,9 @@ void *side_api_sym(const char *name)
 	return side_load() == 0 ? side_sym(SIDE_LOCAL, name) : NULL;
 }
 
-/* a constructor, before those of the files that use side_api */
-__attribute__((constructor(200))) static void side_api_init(void)
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void side_api_init(void)
 {
 	side_api_t a = {
 		side_api_sym("_ULx86_64_init_local2"),
@@ -32,11 +34,21 @@ __attribute__((constructor(200))) static void side_api_init(void)
 		side_api_sym("_ULx86_64_get_proc_info_by_ip"),
 		side_api_sym("_Ux86_64_get_accessors"),
 		side_api_sym("_Ux86_64_flush_cache"),
-		side_api_sym("_ULx86_64_set_caching_policy"),
-		side_api_sym("_ULx86_64_set_cache_size"),
 		side_api_sym("_ULx86_64_local_addr_space"),
-		side_load() == 0 ? side_sym(SIDE_GENERIC, "_Ux86_64_get_accessors") : NULL,
-		side_load() == 0 ? side_sym(SIDE_GENERIC, "_Ux86_64_local_addr_space") : NULL,
 	};
 	side_api = a;
+	/* the local space is the side's (addr_space.c) */
+	if (a.local_addr_space)
+		_ULx86_64_local_addr_space = *a.local_addr_space;
+}
+
+void side_api_ready(void)
+{
+	pthread_once(&once, side_api_init);
+}
+
+/* a constructor, before those of the files that use side_api */
+__attribute__((constructor(200))) static void side_api_load(void)
+{
+	side_api_ready();
 }

@@ -29,15 +29,17 @@ typedef struct side_api_t {
 				   unw_proc_info_t *, void *);
 	unw_accessors_t *(*get_accessors)(unw_addr_space_t);
 	void (*flush_cache)(unw_addr_space_t, unw_word_t, unw_word_t);
-	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
-	int (*set_cache_size)(unw_addr_space_t, size_t, int);
 	unw_addr_space_t *local_addr_space; /* the side's own local space */
-	/* libunwind-x86_64.so.8's (the generic API's) local space */
-	unw_accessors_t *(*generic_get_accessors)(unw_addr_space_t);
-	unw_addr_space_t *generic_local_addr_space;
 } side_api_t;
 
 extern side_api_t side_api;
+
+/* Fill side_api (once; its constructor does it).  A call made before the
+ * constructors ran (from another library's constructor, or a thread it
+ * started: heaptrack's throws C++ exceptions through libunwind's
+ * _Unwind_*, which call unw_get_proc_info) fills it first: dlsym, the
+ * loader's lock, once. */
+void side_api_ready(void);
 
 /*
  * A cursor without libehelf-unwind's mark (cursor.h) given to one of its
@@ -47,7 +49,7 @@ extern side_api_t side_api;
  * back with SIDE_CURSOR_CALL(fn, args): the side's FN, or -UNW_EINVAL.
  */
 #define SIDE_CURSOR_CALL(fn, ...)                                              \
-	(side_api.fn ? side_api.fn(__VA_ARGS__) : -UNW_EINVAL)
+	(side_api_ready(), side_api.fn ? side_api.fn(__VA_ARGS__) : -UNW_EINVAL)
 
 /* The side's symbol NAME in libunwind.so.8 (its local API), or NULL; for
  * constructors only (see above). */

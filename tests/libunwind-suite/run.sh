@@ -114,7 +114,7 @@ run_one() { # T M -> status word
 		relink "$p" || { echo "nolink"; return; } ;; esac ;;
 	esac
 	# shellcheck disable=SC2046
-	(cd "$tests_dir" && timeout -s KILL 20 "${env[@]}" $(command_of "$t" "$m")) \
+	(cd "$tests_dir" && timeout -s KILL 60 "${env[@]}" $(command_of "$t" "$m")) \
 		>"$out" 2>&1 </dev/null
 	local rc=$?
 	[ $rc -eq 137 ] && { echo "timeout"; return; }
