@@ -368,7 +368,8 @@ int compat_backtrace_from(void **buf, int size, ehelf_regs *caller)
 	return n;
 }
 
-COMPAT void _Ux86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
+void _ULx86_64_flush_cache(unw_addr_space_t as, unw_word_t lo, unw_word_t hi);
+COMPAT void _ULx86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
 				 unw_word_t hi)
 {
 	(void)as;
