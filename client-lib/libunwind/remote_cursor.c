@@ -56,7 +56,8 @@ static int remote_read(void *arg, uint64_t addr, uint64_t *value)
 /* The step by K's module's eh_elf: 1 (K the caller), 0 (the outermost
  * frame), or -1 when ehelf cannot step it (no module, no eh_elf, a pc its
  * eh_elf does not cover, a read that failed, a stack pointer that went
- * down): the side then does, with libunwind's own outcome. */
+ * down, a caller at pc 0): the side then does, with libunwind's own
+ * outcome. */
 static int ehelf_step(remote_cursor *k)
 {
 	remote_space *rs = k->rs;
@@ -72,16 +73,28 @@ static int ehelf_step(remote_cursor *k)
 	uint32_t path = 0;
 	unsigned flags = EHELF_UNWIND_NO_FALLBACK | (k->first ? UNWIND_FIRST_STEP : 0);
 	int st = unwind_step(rs->space, &r, k->exact, &rd, flags, &path, NULL, NULL);
-	if (st == EHELF_OUTERMOST)
-		return 0;
+	if (st == EHELF_OUTERMOST) {
+		/* the end, unless the caller's pc was read as 0 (below) */
+		ehelf_regs out;
+		if (ehelf_object_step(module_object(m), pc - m->bias, &k->regs, &out,
+				      remote_read, &mem) != EHELF_STEP ||
+		    !((out.valid >> EHELF_RIP) & 1) || out.r[EHELF_RIP] != 0)
+			return 0;
+		return -1;
+	}
 	if (st != EHELF_STEP || path != EHELF_PATH_EHELF)
+		return -1;
+	/* a caller at pc 0: what libunwind makes of it depends on how the
+	 * 0 was read (perf's access_mem answers 0 with a positive return for
+	 * memory it does not have, which libunwind takes for a frame at pc
+	 * 0, perf's "ffffffffffffffff [unknown]"): the side decides */
+	if (r.r[EHELF_RIP] == 0)
 		return -1;
 	k->signal = r.valid & EHELF_SIGNAL_FRAME;
 	k->exact = k->signal;
 	r.valid &= EHELF_VALID_REGS;
 	k->regs = r;
-	/* libunwind: a caller at pc 0 is the end of the chain */
-	return r.r[EHELF_RIP] != 0;
+	return 1;
 }
 
 /* steps by eh_elfs and by the side, for EHELF_VERBOSE's line at exit

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* how far below the executable mapping its ELF header is looked for:
+/* how far below the start of the range its ELF header is looked for:
  * the file offset of the text segment (a few MiB for the largest
  * libraries of a Debian system) */
 enum { PAGE = 4096, MAX_HEADER_PAGES = 65536 };
@@ -56,10 +56,11 @@ static size_t note_build_id(const mem *m, uint64_t addr, uint64_t size,
 	return 0;
 }
 
-/* Whether BASE holds the ELF header of the module whose executable
- * mapping starts at START, K pages above it: an x86_64 ELF with an
- * executable PT_LOAD at file offset K pages; fills OUT's bias and
- * build-ID. */
+/* Whether BASE holds the ELF header of the module whose table's range
+ * starts at START, K pages above it: an x86_64 ELF with a PT_LOAD at file
+ * offset K pages (the executable one for perf, which gives the range of
+ * its mapping; the first for libunwind-ptrace, which gives the image's);
+ * fills OUT's bias and build-ID. */
 static int header_at(const mem *m, uint64_t base, uint64_t start,
 		     remote_module *out)
 {
@@ -78,7 +79,7 @@ static int header_at(const mem *m, uint64_t base, uint64_t start,
 		if (read_bytes(m, base + eh.e_phoff + (uint64_t)i * sizeof ph, &ph,
 			       sizeof ph) < 0)
 			return -1;
-		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		if (ph.p_type == PT_LOAD && !found &&
 		    (ph.p_offset & ~(uint64_t)(PAGE - 1)) == start - base) {
 			out->bias = start - (ph.p_vaddr & ~(uint64_t)(PAGE - 1));
 			found = true;
