@@ -17,7 +17,7 @@ $(PLU_DIR)/remote_walk: tests/perf-libunwind/remote_walk.c
 # alone (eh_elfs for all, some, no modules), strace -k, libunwind-ptrace
 # and unw_init_remote(unw_local_addr_space)
 perf-libunwind-test: $(B)/lib/libehelf-unwind.so $(B)/bin/ehelf-batch \
-                     $(B)/bin/ehelf-compile $(PLU_BINS)
+                     $(B)/bin/ehelf-compile $(B)/bin/ehelf-server $(PLU_BINS)
 	@tests/perf-libunwind/run-tests.sh $(B)
 # CPU time of perf report -g and perf script, perf alone against perf
 # with libehelf-unwind preloaded, on recordings of 50,000+ samples

@@ -11,6 +11,10 @@
 #    the side libunwind);
 #  - `strace -k` (libunwind-ptrace) on a short command: the same stack
 #    traces, with and without eh_elfs;
+#  - fetching: perf preloaded with $EHELF_URLS naming an ehelf-server on
+#    loopback (a signed store) and an empty cache: the same output, the
+#    eh_elfs fetched in the background into the cache, and a second run
+#    unwinding with them from the cache;
 #  - a libunwind-ptrace program walking a stopped child, and
 #    unw_init_remote(unw_local_addr_space) walking its own thread: the
 #    same frames; a space and a cursor that are no one's are refused.
@@ -114,6 +118,44 @@ for mode in all none; do
 	check "strace -k, eh_elfs for $mode modules: steps ($(steps "$T/err")) as expected" \
 		steps_as $mode "$T/err"
 done
+
+echo "perf-libunwind: fetching in the background"
+mkdir -p "$T/keys"
+openssl genpkey -algorithm ed25519 -out "$T/key.pem" 2>/dev/null
+openssl pkey -in "$T/key.pem" -pubout -out "$T/keys/key.pub.pem"
+SIGN_KEY=$T/key.pem "$root/tests/perf/store-for-recordings.sh" "$build" "$T/signed" \
+	"$T/python.data"
+"$build/bin/ehelf-server" --store "$T/signed" --listen 127.0.0.1 --port 0 \
+	--port-file "$T/port" --upstream "" --threads 2 2>"$T/server.log" &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ] && kill -0 $server 2>/dev/null; do
+	i=$((i + 1))
+	sleep 0.1
+done
+[ -s "$T/port" ] || { echo "ehelf-server did not start: $(cat "$T/server.log")" >&2; exit 1; }
+fetching() { # COMMAND...: preloaded, fetching into $T/fetched (stderr to $T/err)
+	EHELF_URLS=http://127.0.0.1:$(cat "$T/port") EHELF_TRUSTED_KEYS=$T/keys \
+		EHELF_CACHE_PATH=$T/fetched EHELF_PATH=$T/none EHELF_VERBOSE=1 \
+		LD_PRELOAD=$lib "$@" 2>"$T/err"
+}
+perf report -i "$T/python.data" --stdio -g 2>/dev/null | grep -v '^# (Tip' >"$T/report.alone"
+fetching perf report -i "$T/python.data" --stdio -g | grep -v '^# (Tip' >"$T/report.fetch1"
+check "first run, fetching: perf report -g identical to perf alone" \
+	cmp -s "$T/report.alone" "$T/report.fetch1"
+check "first run: eh_elfs fetched in the background ($(grep 'fetched in the background' "$T/err" | tail -n 1))" \
+	grep -q 'remote spaces: [1-9][0-9]* of [0-9]* eh_elfs* fetched in the background' "$T/err"
+# python3 is no library of perf's own (which libehelf-unwind's local
+# background fetch may fetch too): only the remote spaces asked for it
+py=$(readelf -n "$(readlink -f /usr/bin/python3)" | awk '/Build ID/ { print $3 }')
+check "python3's eh_elf in the cache after the first run" \
+	test -e "$T/fetched/.build-id/${py:0:2}/${py:2}.so"
+fetching perf report -i "$T/python.data" --stdio -g | grep -v '^# (Tip' >"$T/report.fetch2"
+check "second run, from the cache: perf report -g identical to perf alone" \
+	cmp -s "$T/report.alone" "$T/report.fetch2"
+check "second run: steps ($(steps "$T/err")) by the fetched eh_elfs" steps_as all "$T/err"
+kill $server 2>/dev/null || true
 
 echo "perf-libunwind: libunwind-ptrace and unw_init_remote(unw_local_addr_space)"
 for walk in ptrace local; do
