@@ -30,6 +30,8 @@ int remote_init(unw_cursor_t *c, remote_space *rs, void *arg)
 		}
 	}
 	k->magic = REMOTE_CURSOR_MAGIC;
+	k->frame0 = k->regs;
+	k->replayable = true;
 	k->exact = true;
 	k->first = true;
 	k->rs = rs;
@@ -120,6 +122,8 @@ int remote_step(remote_cursor *k)
 		atomic_fetch_add_explicit(&steps_ehelf, 1, memory_order_relaxed);
 	}
 	k->first = false;
+	if (rc > 0)
+		k->depth++;
 	if (rc == 0) /* as libunwind leaves it at the end */
 		k->regs.r[EHELF_RIP] = 0;
 	return rc;
@@ -143,6 +147,7 @@ int remote_set_reg(remote_cursor *k, int reg, unw_word_t v)
 		return -UNW_EBADREG;
 	k->regs.r[reg] = v;
 	k->regs.valid |= 1u << reg;
+	k->replayable = false;
 	return 0;
 }
 
@@ -208,19 +213,19 @@ static int q_apply(unw_cursor_t *s, void *a)
 int remote_get_fpreg(remote_cursor *k, int reg, unw_fpreg_t *v)
 {
 	reg_arg a = { reg, v, 0 };
-	return delegate_query(k, q_get_fpreg, &a);
+	return delegate_replay(k, q_get_fpreg, &a);
 }
 
 int remote_set_fpreg(remote_cursor *k, int reg, unw_fpreg_t v)
 {
 	reg_arg a = { reg, NULL, v };
-	return delegate_query(k, q_set_fpreg, &a);
+	return delegate_replay(k, q_set_fpreg, &a);
 }
 
 int remote_get_save_loc(remote_cursor *k, int reg, unw_save_loc_t *loc)
 {
 	reg_arg a = { reg, loc, 0 };
-	return delegate_query(k, q_save_loc, &a);
+	return delegate_replay(k, q_save_loc, &a);
 }
 
 int remote_get_proc_info(remote_cursor *k, unw_proc_info_t *pi)
@@ -252,6 +257,7 @@ int remote_apply_reg_state(remote_cursor *k, void *reg_states_data)
 	if (rc >= 0) {
 		k->exact = false; /* a caller's frame, as after a step */
 		k->first = false;
+		k->replayable = false;
 	}
 	return rc;
 }

@@ -6,7 +6,9 @@
  * ehelf does not answer itself (procedure info and names, save locations,
  * register states, floating-point registers), goes to the side libunwind
  * on the same frame's registers (remote_delegate.h), with libunwind's
- * results.  The functions have libunwind's contracts and error codes.
+ * results; the queries whose answer depends on the walk so far (where a
+ * register was saved, by which callee: unw_get_save_loc, the
+ * floating-point registers) by the side walking again from frame 0.  The functions have libunwind's contracts and error codes.
  */
 #ifndef EHELF_LIBUNWIND_REMOTE_CURSOR_H
 #define EHELF_LIBUNWIND_REMOTE_CURSOR_H
@@ -29,7 +31,11 @@ typedef struct remote_cursor {
 	bool first;      /* no step yet */
 	remote_space *rs;
 	void *arg;       /* the caller's, for its accessors */
+	bool replayable; /* the frame is DEPTH steps from FRAME0 (no register
+			  * set, no register state applied since) */
+	unsigned depth;
 	ehelf_regs regs; /* the frame's registers (valid: which are known) */
+	ehelf_regs frame0; /* frame 0's */
 } remote_cursor;
 
 _Static_assert(sizeof(remote_cursor) <= sizeof(unw_cursor_t),

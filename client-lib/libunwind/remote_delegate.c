@@ -46,17 +46,25 @@ void remote_twin_accessors(const remote_space *rs, unw_accessors_t *out)
 	out->access_reg = twin_access_reg;
 }
 
-/* Initialise SIDE at K's frame with the frame set: 0 or libunwind's code. */
-static int side_at(remote_cursor *k, unw_cursor_t *side, side_frame *f)
+/* Initialise SIDE at the frame of registers R (EXACT: its pc as is) of
+ * K's space with the frame set: 0 or libunwind's code. */
+static int side_on(remote_cursor *k, const ehelf_regs *r, bool exact,
+		   unw_cursor_t *side, side_frame *f)
 {
 	if (!side_generic.init_remote || !k->rs->twin)
 		return -UNW_EUNSPEC;
-	*f = (side_frame){ k->rs, &k->regs, k->exact };
+	*f = (side_frame){ k->rs, r, exact };
 	current = f;
 	int rc = side_generic.init_remote(side, k->rs->twin, k->arg);
 	if (rc < 0)
 		current = NULL;
 	return rc;
+}
+
+/* SIDE at K's frame. */
+static int side_at(remote_cursor *k, unw_cursor_t *side, side_frame *f)
+{
+	return side_on(k, &k->regs, k->exact, side, f);
 }
 
 /* K's registers from SIDE's (those libunwind can give). */
@@ -114,4 +122,22 @@ int delegate_query(remote_cursor *k, delegate_fn *fn, void *arg)
 int delegate_update(remote_cursor *k, delegate_fn *fn, void *arg)
 {
 	return delegate(k, fn, arg, true);
+}
+
+int delegate_replay(remote_cursor *k, delegate_fn *fn, void *arg)
+{
+	if (!k->replayable || !k->depth)
+		return delegate_query(k, fn, arg);
+	unw_cursor_t side;
+	side_frame f;
+	int rc = side_on(k, &k->frame0, true, &side, &f);
+	if (rc < 0)
+		return rc;
+	for (unsigned i = 0; i < k->depth && rc >= 0; i++)
+		if ((rc = side_generic.step(&side)) == 0)
+			rc = -UNW_EBADFRAME; /* the side ended before: not the same walk */
+	if (rc >= 0)
+		rc = fn(&side, arg);
+	current = NULL;
+	return rc;
 }

@@ -32,6 +32,12 @@ int delegate_step(remote_cursor *k);
 typedef int delegate_fn(unw_cursor_t *side, void *arg);
 int delegate_query(remote_cursor *k, delegate_fn *fn, void *arg);
 
+/* Like delegate_query, but the side cursor walks to K's frame from
+ * frame 0 (K's depth in steps), when K is replayable, so that what
+ * depends on the walk (save locations) is libunwind's; else as
+ * delegate_query. */
+int delegate_replay(remote_cursor *k, delegate_fn *fn, void *arg);
+
 /* Like delegate_query, then K takes the side cursor's registers (after
  * unw_apply_reg_state: the caller's). */
 int delegate_update(remote_cursor *k, delegate_fn *fn, void *arg);

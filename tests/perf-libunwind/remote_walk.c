@@ -12,7 +12,9 @@
  *                        address space and a cursor that are no one's:
  *                        unw_init_remote and unw_step must refuse them
  * Each line: the procedure's name and offset, and whether the frame is a
- * signal frame.  Exit 0 when the walk reached main, else 1.
+ * signal frame; for ptrace, also its procedure info, rbx's save location
+ * and its register states (unw_get_proc_info, unw_get_save_loc,
+ * unw_reg_states_iterate).  Exit 0 when the walk reached main, else 1.
  */
 #include <libunwind-ptrace.h>
 #include <signal.h>
@@ -21,6 +23,42 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+static int count_states(void *token, void *data, size_t size,
+			unw_word_t start, unw_word_t end)
+{
+	(void)data;
+	(void)size;
+	(void)start;
+	(void)end;
+	++*(int *)token;
+	return 0;
+}
+
+/* The frame's procedure info, rbx's save location and its register
+ * states, in numbers that do not depend on where things are loaded. */
+static void details(unw_cursor_t *c)
+{
+	unw_proc_info_t pi;
+	unw_word_t ip = 0;
+	unw_get_reg(c, UNW_REG_IP, &ip);
+	int rc = unw_get_proc_info(c, &pi);
+	if (rc == 0)
+		printf("   proc: pc at +%#lx of %#lx bytes, lsda %d, handler %d\n",
+		       (unsigned long)(ip - pi.start_ip),
+		       (unsigned long)(pi.end_ip - pi.start_ip), pi.lsda != 0,
+		       pi.handler != 0);
+	else
+		printf("   proc: %d\n", rc);
+	unw_save_loc_t loc;
+	rc = unw_get_save_loc(c, UNW_X86_64_RBX, &loc);
+	printf("   rbx saved: %d type %d\n", rc, rc == 0 ? (int)loc.type : -1);
+	int states = 0;
+	rc = unw_reg_states_iterate(c, count_states, &states);
+	printf("   register states: %d, %d rows\n", rc, states);
+}
+
+static int with_details;
 
 static int walk(unw_cursor_t *c)
 {
@@ -34,6 +72,8 @@ static int walk(unw_cursor_t *c)
 		printf("#%d %s+%#lx%s\n", n, name, (unsigned long)off,
 		       unw_is_signal_frame(c) > 0 ? " [signal]" : "");
 		found_main |= !strcmp(name, "main");
+		if (with_details)
+			details(c);
 		n++;
 	} while ((rc = unw_step(c)) > 0 && n < 64);
 	if (rc < 0)
@@ -123,8 +163,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "invalid"))
 		return invalid();
-	if (argc == 2 && !strcmp(argv[1], "ptrace"))
+	if (argc == 2 && !strcmp(argv[1], "ptrace")) {
+		with_details = 1;
 		return ptrace_walk();
+	}
 	if (argc == 2 && !strcmp(argv[1], "local"))
 		return local_walk();
 	fprintf(stderr, "usage: remote_walk ptrace|local|invalid\n");
