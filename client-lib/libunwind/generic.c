@@ -193,6 +193,7 @@ static unw_addr_space_t side_space(unw_addr_space_t as)
 	remote_space *rs = remote_space_of(as);
 	if (rs)
 		return rs->twin;
+	remote_side_init(); /* a first use of the side without a space */
 	return local_space(as) ? side_generic.local_as : as;
 }
 
@@ -302,6 +303,7 @@ COMPAT int _Ux86_64_get_elf_image(void *ei, pid_t pid, unw_word_t ip,
 				  unsigned long *segbase, unsigned long *mapoff,
 				  char *path, size_t pathlen)
 {
+	remote_side_init();
 	return side_generic.get_elf_image
 		       ? side_generic.get_elf_image(ei, pid, ip, segbase, mapoff,
 						    path, pathlen)
@@ -311,6 +313,7 @@ COMPAT int _Ux86_64_get_elf_image(void *ei, pid_t pid, unw_word_t ip,
 COMPAT int _Ux86_64_get_exe_image_path(char *path);
 COMPAT int _Ux86_64_get_exe_image_path(char *path)
 {
+	remote_side_init();
 	return side_generic.get_exe_image_path
 		       ? side_generic.get_exe_image_path(path)
 		       : -UNW_EUNSPEC;
@@ -319,5 +322,6 @@ COMPAT int _Ux86_64_get_exe_image_path(char *path)
 COMPAT int _Ux86_64_is_fpreg(int reg);
 COMPAT int _Ux86_64_is_fpreg(int reg)
 {
+	remote_side_init();
 	return side_generic.is_fpreg ? side_generic.is_fpreg(reg) : 0;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "remote_side.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,7 @@ side_generic_api side_generic;
 #define LOOK(member, name) \
 	(*(void **)&side_generic.member = side_sym(SIDE_GENERIC, "_Ux86_64_" name))
 
-/* After side.c's constructor, which loads the side instances (side_load
- * is idempotent all the same). */
-__attribute__((constructor(200))) static void remote_side_init(void)
+static void look_up(void)
 {
 	if (side_load() < 0) {
 		const char *v = secure_getenv("EHELF_VERBOSE");
@@ -52,4 +51,10 @@ __attribute__((constructor(200))) static void remote_side_init(void)
 	LOOK(dwarf_find_unwind_table, "dwarf_find_unwind_table");
 	LOOK(get_elf_image, "get_elf_image");
 	LOOK(get_exe_image_path, "get_exe_image_path");
+}
+
+void remote_side_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, look_up);
 }

@@ -1,8 +1,9 @@
 /*
  * remote_side.h - the side libunwind's generic API (side.h) as function
- * pointers, looked up once by a constructor (dlsym takes the loader's
- * lock: never inside an unwind), for what libehelf-unwind's remote
- * cursors and spaces delegate to it.  A member is NULL when the side
+ * pointers, looked up once, by the first unw_create_addr_space or
+ * unw_init_remote on the local space (dlsym takes the loader's lock:
+ * never inside an unwind), for what libehelf-unwind's remote cursors and
+ * spaces delegate to it.  A member is NULL when the side
  * library could not be loaded (side_error() says why); callers then
  * answer -UNW_EUNSPEC.
  */
@@ -54,7 +55,11 @@ typedef struct side_generic_api {
 	int (*get_exe_image_path)(char *);
 } side_generic_api;
 
-/* Filled by the constructor of remote_side.c. */
+/* Filled by remote_side_init(). */
 extern side_generic_api side_generic;
+
+/* Load the side libunwind if needed and fill side_generic (once;
+ * thread-safe; not from an unwind). */
+void remote_side_init(void);
 
 #endif

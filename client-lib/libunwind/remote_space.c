@@ -25,6 +25,7 @@ unw_addr_space_t remote_space_create(const unw_accessors_t *a, int byte_order)
 	remote_space *rs = calloc(1, sizeof *rs);
 	if (!rs)
 		return NULL;
+	remote_side_init();
 	remote_fetch_start();
 	rs->magic = REMOTE_SPACE_MAGIC;
 	rs->acc = *a;
