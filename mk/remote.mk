@@ -26,3 +26,9 @@ perf-libunwind-bench: $(B)/lib/libehelf-unwind.so $(B)/bin/ehelf-batch \
 	@bench/perf-libunwind-bench.sh $(B)
 CHECK_MORE += perf-libunwind-test
 BENCH_MORE += perf-libunwind-bench
+# remote_module_read on real ELF files in a fake address space
+$(PLU_DIR)/module_read: $(B)/obj/tests/perf-libunwind/module_read.o \
+                        $(B)/obj/client-lib/libunwind/remote_module.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+PLU_BINS += $(PLU_DIR)/module_read

@@ -18,6 +18,9 @@
 #  - a libunwind-ptrace program walking a stopped child, and
 #    unw_init_remote(unw_local_addr_space) walking its own thread: the
 #    same frames; a space and a cursor that are no one's are refused.
+# First, remote_module_read (how a module's bias and build-ID are read
+# through access_mem) on real ELF files laid out in a fake space
+# (module_read.c), refusals included.
 # How the steps went comes from EHELF_VERBOSE's line at exit ("N steps by
 # eh_elfs, M by libunwind").  The eh_elfs are built into a store of the
 # test's directory ($EHELF_PATH); the cache is an empty directory of it.
@@ -35,6 +38,16 @@ unset EHELF_URLS EHELF_PATH
 export EHELF_CACHE_PATH=$T/cache
 mkdir -p "$T/cache" "$T/none"
 fields=comm,tid,time,event,ip,sym,symoff,dso
+
+echo "perf-libunwind: modules read through access_mem"
+for f in /usr/lib/x86_64-linux-gnu/libc.so.6 "$(readlink -f /usr/bin/python3)" \
+	 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2; do
+	if "$bins/module_read" "$f" "$(readelf -n "$f" | awk '/Build ID/ { print $3 }')" >"$T/mr"; then
+		ok "module_read $f: $(grep -c 'ok:' "$T/mr") checks"
+	else
+		bad "module_read $f: $(grep FAIL "$T/mr" | tr '\n' ' ')"
+	fi
+done
 
 echo "perf-libunwind: recording"
 perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o "$T/c.data" -- \
