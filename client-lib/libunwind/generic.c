@@ -3,21 +3,23 @@
  * program built without UNW_LOCAL_ONLY, and all of libunwind-x86_64.so.8,
  * the remote half, which perf, libunwind-ptrace and libunwind-coredump
  * call), dispatched by what they are given:
- *  - a local cursor (compat_local.c's, its first word CURSOR_MAGIC) or
- *    the local address space: the local _ULx86_64_* functions;
+ *  - a local cursor (cursor.h's, its first word CURSOR_MAGIC) or the
+ *    local address space (addr_space.h): the local _ULx86_64_* functions;
  *  - a remote cursor or space of ours (remote_cursor.h, remote_space.h):
  *    ehelf's remote unwinding, with the side libunwind for the rest;
- *  - anything else: -UNW_EINVAL (the side libunwind's own spaces, met
- *    only inside our calls to it, are handed back to it).
- * Local functions compat_local.c may not define are weak here: where
- * one is missing, its generic name answers -UNW_EINVAL for a local
- * cursor.
+ *  - another cursor or space: the side libunwind's own (met when its
+ *    code calls these names), handed back to it; unw_init_remote refuses
+ *    a space that is neither (-UNW_EINVAL).
+ * The generic names of the local space's own calls (unw_local_addr_space,
+ * unw_regname, unw_strerror, unw_is_fpreg, unw_get_elf_image, ...) are in
+ * addr_space.c, strerror.c and image.c.
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <stdint.h>
 
+#include "addr_space.h"
 #include "remote_cursor.h"
 #include "remote_delegate.h"
 #include "remote_side.h"
@@ -32,42 +34,30 @@ static inline bool is_local(unw_cursor_t *c)
 	return *(const uint32_t *)c == CURSOR_MAGIC;
 }
 
-/* the local space: unw_local_addr_space in either API */
-static const uint32_t local_marker = 0x65686c6c;
-COMPAT unw_addr_space_t _Ux86_64_local_addr_space =
-	(unw_addr_space_t)(uintptr_t)&local_marker;
-extern unw_addr_space_t _ULx86_64_local_addr_space;
-
+/* the local space: unw_local_addr_space in either API (addr_space.h) */
 static bool local_space(unw_addr_space_t as)
 {
-	return as == _Ux86_64_local_addr_space || as == _ULx86_64_local_addr_space;
+	return addr_space_is_local(as);
 }
 
 /* ---- cursors -------------------------------------------------------------- */
 
-#define WEAK_LOCAL(name, ret, params) \
-	extern ret _ULx86_64_##name params __attribute__((weak));
-WEAK_LOCAL(get_fpreg, int, (unw_cursor_t *, unw_regnum_t, unw_fpreg_t *))
-WEAK_LOCAL(set_fpreg, int, (unw_cursor_t *, unw_regnum_t, unw_fpreg_t))
-WEAK_LOCAL(get_save_loc, int, (unw_cursor_t *, int, unw_save_loc_t *))
-WEAK_LOCAL(reg_states_iterate, int, (unw_cursor_t *, unw_reg_states_callback,
-				     void *))
-WEAK_LOCAL(apply_reg_state, int, (unw_cursor_t *, void *))
-WEAK_LOCAL(get_proc_info_by_ip, int, (unw_addr_space_t, unw_word_t,
-				      unw_proc_info_t *, void *))
-WEAK_LOCAL(flush_cache, void, (unw_addr_space_t, unw_word_t, unw_word_t))
 
-/* A cursor function: LOCAL_CALL for a local cursor (WEAK: a function
- * that may not be linked in), REMOTE_CALL for a remote one (K), else
- * -UNW_EINVAL. */
-#define DISPATCH(c, local_call, remote_call)                                   \
+/* A cursor function: LOCAL_CALL for a local cursor, REMOTE_CALL for a
+ * remote one (K), else the side libunwind's SIDE_FN (a cursor of its own,
+ * met when its code calls these names: see addr_space.c), -UNW_EINVAL
+ * without the side. */
+#define DISPATCH(c, local_call, remote_call, side_fn, side_args)               \
 	do {                                                                   \
 		if (is_local(c))                                               \
 			return local_call;                                     \
 		remote_cursor *k = remote_cursor_of(c);                        \
-		return k ? remote_call : -UNW_EINVAL;                          \
+		if (k)                                                         \
+			return remote_call;                                    \
+		remote_side_init();                                            \
+		return side_generic.side_fn ? side_generic.side_fn side_args   \
+					    : -UNW_EINVAL;                     \
 	} while (0)
-#define WEAK(fn, args) (fn ? fn args : -UNW_EINVAL)
 
 COMPAT int _Ux86_64_init_local(unw_cursor_t *c, unw_context_t *uc);
 COMPAT int _Ux86_64_init_local(unw_cursor_t *c, unw_context_t *uc)
@@ -85,7 +75,7 @@ COMPAT int _Ux86_64_init_remote(unw_cursor_t *c, unw_addr_space_t as, void *arg)
 COMPAT int _Ux86_64_init_remote(unw_cursor_t *c, unw_addr_space_t as, void *arg)
 {
 	if (local_space(as)) /* ARG is the unw_context_t */
-		return _ULx86_64_init_local(c, arg);
+		return _ULx86_64_init_remote(c, as, arg);
 	remote_space *rs = remote_space_of(as);
 	return rs ? remote_init(c, rs, arg) : -UNW_EINVAL;
 }
@@ -93,50 +83,55 @@ COMPAT int _Ux86_64_init_remote(unw_cursor_t *c, unw_addr_space_t as, void *arg)
 COMPAT int _Ux86_64_step(unw_cursor_t *c);
 COMPAT int _Ux86_64_step(unw_cursor_t *c)
 {
-	DISPATCH(c, _ULx86_64_step(c), remote_step(k));
+	DISPATCH(c, _ULx86_64_step(c), remote_step(k), step, (c));
 }
 
 COMPAT int _Ux86_64_get_reg(unw_cursor_t *c, unw_regnum_t r, unw_word_t *v);
 COMPAT int _Ux86_64_get_reg(unw_cursor_t *c, unw_regnum_t r, unw_word_t *v)
 {
-	DISPATCH(c, _ULx86_64_get_reg(c, r, v), remote_get_reg(k, r, v));
+	DISPATCH(c, _ULx86_64_get_reg(c, r, v), remote_get_reg(k, r, v), get_reg,
+		 (c, r, v));
 }
 
 COMPAT int _Ux86_64_set_reg(unw_cursor_t *c, unw_regnum_t r, unw_word_t v);
 COMPAT int _Ux86_64_set_reg(unw_cursor_t *c, unw_regnum_t r, unw_word_t v)
 {
-	DISPATCH(c, _ULx86_64_set_reg(c, r, v), remote_set_reg(k, r, v));
+	DISPATCH(c, _ULx86_64_set_reg(c, r, v), remote_set_reg(k, r, v), set_reg,
+		 (c, r, v));
 }
 
 COMPAT int _Ux86_64_get_fpreg(unw_cursor_t *c, unw_regnum_t r, unw_fpreg_t *v);
 COMPAT int _Ux86_64_get_fpreg(unw_cursor_t *c, unw_regnum_t r, unw_fpreg_t *v)
 {
-	DISPATCH(c, WEAK(_ULx86_64_get_fpreg, (c, r, v)), remote_get_fpreg(k, r, v));
+	DISPATCH(c, _ULx86_64_get_fpreg(c, r, v), remote_get_fpreg(k, r, v),
+		 get_fpreg, (c, r, v));
 }
 
 COMPAT int _Ux86_64_set_fpreg(unw_cursor_t *c, unw_regnum_t r, unw_fpreg_t v);
 COMPAT int _Ux86_64_set_fpreg(unw_cursor_t *c, unw_regnum_t r, unw_fpreg_t v)
 {
-	DISPATCH(c, WEAK(_ULx86_64_set_fpreg, (c, r, v)), remote_set_fpreg(k, r, v));
+	DISPATCH(c, _ULx86_64_set_fpreg(c, r, v), remote_set_fpreg(k, r, v),
+		 set_fpreg, (c, r, v));
 }
 
 COMPAT int _Ux86_64_get_save_loc(unw_cursor_t *c, int r, unw_save_loc_t *loc);
 COMPAT int _Ux86_64_get_save_loc(unw_cursor_t *c, int r, unw_save_loc_t *loc)
 {
-	DISPATCH(c, WEAK(_ULx86_64_get_save_loc, (c, r, loc)),
-		 remote_get_save_loc(k, r, loc));
+	DISPATCH(c, _ULx86_64_get_save_loc(c, r, loc),
+		 remote_get_save_loc(k, r, loc), get_save_loc, (c, r, loc));
 }
 
 COMPAT int _Ux86_64_is_signal_frame(unw_cursor_t *c);
 COMPAT int _Ux86_64_is_signal_frame(unw_cursor_t *c)
 {
-	DISPATCH(c, _ULx86_64_is_signal_frame(c), k->signal);
+	DISPATCH(c, _ULx86_64_is_signal_frame(c), k->signal, is_signal_frame, (c));
 }
 
 COMPAT int _Ux86_64_get_proc_info(unw_cursor_t *c, unw_proc_info_t *pi);
 COMPAT int _Ux86_64_get_proc_info(unw_cursor_t *c, unw_proc_info_t *pi)
 {
-	DISPATCH(c, _ULx86_64_get_proc_info(c, pi), remote_get_proc_info(k, pi));
+	DISPATCH(c, _ULx86_64_get_proc_info(c, pi), remote_get_proc_info(k, pi),
+		 get_proc_info, (c, pi));
 }
 
 COMPAT int _Ux86_64_get_proc_name(unw_cursor_t *c, char *buf, size_t len,
@@ -145,13 +140,14 @@ COMPAT int _Ux86_64_get_proc_name(unw_cursor_t *c, char *buf, size_t len,
 				  unw_word_t *off)
 {
 	DISPATCH(c, _ULx86_64_get_proc_name(c, buf, len, off),
-		 remote_get_proc_name(k, buf, len, off));
+		 remote_get_proc_name(k, buf, len, off), get_proc_name,
+		 (c, buf, len, off));
 }
 
 COMPAT int _Ux86_64_resume(unw_cursor_t *c);
 COMPAT int _Ux86_64_resume(unw_cursor_t *c)
 {
-	DISPATCH(c, _ULx86_64_resume(c), remote_resume(k));
+	DISPATCH(c, _ULx86_64_resume(c), remote_resume(k), resume, (c));
 }
 
 COMPAT int _Ux86_64_reg_states_iterate(unw_cursor_t *c,
@@ -159,15 +155,17 @@ COMPAT int _Ux86_64_reg_states_iterate(unw_cursor_t *c,
 COMPAT int _Ux86_64_reg_states_iterate(unw_cursor_t *c,
 				       unw_reg_states_callback cb, void *token)
 {
-	DISPATCH(c, WEAK(_ULx86_64_reg_states_iterate, (c, cb, token)),
-		 remote_reg_states_iterate(k, cb, token));
+	DISPATCH(c, _ULx86_64_reg_states_iterate(c, cb, token),
+		 remote_reg_states_iterate(k, cb, token), reg_states_iterate,
+		 (c, cb, token));
 }
 
 COMPAT int _Ux86_64_apply_reg_state(unw_cursor_t *c, void *reg_states_data);
 COMPAT int _Ux86_64_apply_reg_state(unw_cursor_t *c, void *reg_states_data)
 {
-	DISPATCH(c, WEAK(_ULx86_64_apply_reg_state, (c, reg_states_data)),
-		 remote_apply_reg_state(k, reg_states_data));
+	DISPATCH(c, _ULx86_64_apply_reg_state(c, reg_states_data),
+		 remote_apply_reg_state(k, reg_states_data), apply_reg_state,
+		 (c, reg_states_data));
 }
 
 /* ---- address spaces --------------------------------------------------------- */
@@ -201,10 +199,7 @@ COMPAT unw_accessors_t *_Ux86_64_get_accessors(unw_addr_space_t as);
 COMPAT unw_accessors_t *_Ux86_64_get_accessors(unw_addr_space_t as)
 {
 	remote_space *rs = remote_space_of(as);
-	if (rs)
-		return &rs->acc;
-	return side_generic.get_accessors ? side_generic.get_accessors(side_space(as))
-					  : NULL;
+	return rs ? &rs->acc : local_get_accessors(as);
 }
 
 COMPAT void _Ux86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
@@ -215,8 +210,8 @@ COMPAT void _Ux86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
 	remote_space *rs = remote_space_of(as);
 	if (rs)
 		remote_space_flush(rs, lo, hi);
-	else if (_ULx86_64_flush_cache)
-		_ULx86_64_flush_cache(as, lo, hi);
+	else
+		local_flush_cache(as, lo, hi);
 }
 
 COMPAT int _Ux86_64_set_caching_policy(unw_addr_space_t as,
@@ -245,7 +240,7 @@ COMPAT int _Ux86_64_get_proc_info_by_ip(unw_addr_space_t as, unw_word_t ip,
 COMPAT int _Ux86_64_get_proc_info_by_ip(unw_addr_space_t as, unw_word_t ip,
 					unw_proc_info_t *pi, void *arg)
 {
-	if (local_space(as) && _ULx86_64_get_proc_info_by_ip)
+	if (local_space(as))
 		return _ULx86_64_get_proc_info_by_ip(as, ip, pi, arg);
 	unw_addr_space_t s = side_space(as);
 	return s && side_generic.get_proc_info_by_ip
@@ -294,34 +289,4 @@ COMPAT int _Ux86_64_dwarf_find_unwind_table(void *edi, unw_addr_space_t as,
 		       ? side_generic.dwarf_find_unwind_table(edi, s, path, segbase,
 							      mapoff, ip)
 		       : -UNW_ENOINFO;
-}
-
-COMPAT int _Ux86_64_get_elf_image(void *ei, pid_t pid, unw_word_t ip,
-				  unsigned long *segbase, unsigned long *mapoff,
-				  char *path, size_t pathlen);
-COMPAT int _Ux86_64_get_elf_image(void *ei, pid_t pid, unw_word_t ip,
-				  unsigned long *segbase, unsigned long *mapoff,
-				  char *path, size_t pathlen)
-{
-	remote_side_init();
-	return side_generic.get_elf_image
-		       ? side_generic.get_elf_image(ei, pid, ip, segbase, mapoff,
-						    path, pathlen)
-		       : -UNW_EUNSPEC;
-}
-
-COMPAT int _Ux86_64_get_exe_image_path(char *path);
-COMPAT int _Ux86_64_get_exe_image_path(char *path)
-{
-	remote_side_init();
-	return side_generic.get_exe_image_path
-		       ? side_generic.get_exe_image_path(path)
-		       : -UNW_EUNSPEC;
-}
-
-COMPAT int _Ux86_64_is_fpreg(int reg);
-COMPAT int _Ux86_64_is_fpreg(int reg)
-{
-	remote_side_init();
-	return side_generic.is_fpreg ? side_generic.is_fpreg(reg) : 0;
 }

@@ -29,7 +29,6 @@ static void look_up(void)
 	side_generic.local_as = local ? *local : NULL;
 	LOOK(create_addr_space, "create_addr_space");
 	LOOK(destroy_addr_space, "destroy_addr_space");
-	LOOK(get_accessors, "get_accessors");
 	LOOK(flush_cache, "flush_cache");
 	LOOK(set_caching_policy, "set_caching_policy");
 	LOOK(set_cache_size, "set_cache_size");
@@ -43,14 +42,12 @@ static void look_up(void)
 	LOOK(is_signal_frame, "is_signal_frame");
 	LOOK(get_proc_info, "get_proc_info");
 	LOOK(get_proc_name, "get_proc_name");
+	LOOK(resume, "resume");
 	LOOK(reg_states_iterate, "reg_states_iterate");
 	LOOK(apply_reg_state, "apply_reg_state");
 	LOOK(get_proc_info_by_ip, "get_proc_info_by_ip");
-	LOOK(is_fpreg, "is_fpreg");
 	LOOK(dwarf_search_unwind_table, "dwarf_search_unwind_table");
 	LOOK(dwarf_find_unwind_table, "dwarf_find_unwind_table");
-	LOOK(get_elf_image, "get_elf_image");
-	LOOK(get_exe_image_path, "get_exe_image_path");
 }
 
 void remote_side_init(void)

@@ -11,7 +11,6 @@
 #define EHELF_LIBUNWIND_REMOTE_SIDE_H
 
 #include <libunwind.h>
-#include <sys/types.h>
 
 /* libunwind's own functions of its internal headers, which
  * libunwind-x86_64.so.8 exports (callers: perf's and libunwind-ptrace's
@@ -21,15 +20,11 @@ typedef int search_table_fn(unw_addr_space_t as, unw_word_t ip,
 			    int need_unwind_info, void *arg);
 typedef int find_table_fn(void *edi, unw_addr_space_t as, char *path,
 			  unw_word_t segbase, unw_word_t mapoff, unw_word_t ip);
-typedef int get_elf_image_fn(void *ei, pid_t pid, unw_word_t ip,
-			     unsigned long *segbase, unsigned long *mapoff,
-			     char *path, size_t pathlen);
 
 typedef struct side_generic_api {
 	unw_addr_space_t local_as; /* its unw_local_addr_space */
 	unw_addr_space_t (*create_addr_space)(unw_accessors_t *, int);
 	void (*destroy_addr_space)(unw_addr_space_t);
-	unw_accessors_t *(*get_accessors)(unw_addr_space_t);
 	void (*flush_cache)(unw_addr_space_t, unw_word_t, unw_word_t);
 	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
 	int (*set_cache_size)(unw_addr_space_t, size_t, int);
@@ -43,16 +38,14 @@ typedef struct side_generic_api {
 	int (*is_signal_frame)(unw_cursor_t *);
 	int (*get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
 	int (*get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
+	int (*resume)(unw_cursor_t *);
 	int (*reg_states_iterate)(unw_cursor_t *, unw_reg_states_callback,
 				  void *);
 	int (*apply_reg_state)(unw_cursor_t *, void *);
 	int (*get_proc_info_by_ip)(unw_addr_space_t, unw_word_t,
 				   unw_proc_info_t *, void *);
-	int (*is_fpreg)(int);
 	search_table_fn *dwarf_search_unwind_table;
 	find_table_fn *dwarf_find_unwind_table;
-	get_elf_image_fn *get_elf_image;
-	int (*get_exe_image_path)(char *);
 } side_generic_api;
 
 /* Filled by remote_side_init(). */

@@ -9,8 +9,8 @@
  *   remote_walk local    the same walk of this thread through
  *                        unw_init_remote(unw_local_addr_space)
  *   remote_walk invalid  (libehelf-unwind only: libunwind crashes) an
- *                        address space and a cursor that are no one's:
- *                        unw_init_remote and unw_step must refuse them
+ *                        address space that is no one's: unw_init_remote
+ *                        must refuse it
  * Each line: the procedure's name and offset, and whether the frame is a
  * signal frame; for ptrace, also its procedure info, rbx's save location
  * and its register states (unw_get_proc_info, unw_get_save_loc,
@@ -149,14 +149,8 @@ static int invalid(void)
 	unw_cursor_t c;
 	memset(&c, 0x5a, sizeof c);
 	int init = unw_init_remote(&c, (unw_addr_space_t)not_a_space, NULL);
-	memset(&c, 0x5a, sizeof c);
-	int step = unw_step(&c);
-	unw_word_t v;
-	int reg = unw_get_reg(&c, UNW_REG_IP, &v);
-	printf("unw_init_remote: %d, unw_step: %d, unw_get_reg: %d\n", init,
-	       step, reg);
-	return init == -UNW_EINVAL && step == -UNW_EINVAL && reg == -UNW_EINVAL
-		       ? 0 : 1;
+	printf("unw_init_remote: %d\n", init);
+	return init == -UNW_EINVAL ? 0 : 1;
 }
 
 int main(int argc, char **argv)

@@ -17,7 +17,7 @@
 #    unwinding with them from the cache;
 #  - a libunwind-ptrace program walking a stopped child, and
 #    unw_init_remote(unw_local_addr_space) walking its own thread: the
-#    same frames; a space and a cursor that are no one's are refused.
+#    same frames; a space that is no one's is refused.
 # First, remote_module_read (how a module's bias and build-ID are read
 # through access_mem) on real ELF files laid out in a fake space
 # (module_read.c), refusals included.
@@ -186,7 +186,7 @@ done
 preload all "$bins/remote_walk" ptrace >/dev/null
 check "remote_walk ptrace with eh_elfs: steps ($(steps "$T/err")) as expected" \
 	steps_as all "$T/err"
-check "a space and a cursor that are no one's: -UNW_EINVAL" \
+check "unw_init_remote on a space that is no one's: -UNW_EINVAL" \
 	env LD_PRELOAD="$lib" "$bins/remote_walk" invalid
 
 [ "$fails" -eq 0 ] || { echo "perf-libunwind: $fails check(s) failed" >&2; exit 1; }

@@ -154,7 +154,11 @@ PY
 		heaptrack_print -f "$H/r$v.zst" -F "$H/r$v.stacks" \
 			--flamegraph-cost-type allocations >/dev/null 2>&1
 		# (shared objects are mapped below 0x7f0000000000 too: 0x7efe...)
-		sed 's/0x7[0-9a-f]\{8,\}\([0-9a-f]\{3\}\)/0x7f..\1/g' "$H/r$v.stacks" | sort >"$H/r$v.sorted"
+		# (libehelf-unwind's constructors allocate, loading the side
+		# libunwind: its own allocations, not the program's)
+		sed 's/0x7[0-9a-f]\{8,\}\([0-9a-f]\{3\}\)/0x7f..\1/g' "$H/r$v.stacks" |
+			grep -v ';\(side_api_init\|side_init\|unwind_abi_init\|dyn_init\|image_init\) (' |
+			sort >"$H/r$v.sorted"
 		grep '0x7f\.\.' "$H/r$v.sorted" >"$H/r$v.mod" || true
 		sed 's/ [0-9]*$//' "$H/r$v.sorted" | sort -u >"$H/r$v.set" # no counts
 	done
