@@ -118,7 +118,7 @@ CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
               client-lib/lenient_step.c client-lib/eh_elf_check.c \
               client-lib/trust.c client-lib/fetch.c client-lib/fetch_config.c \
               client-lib/fetch_cache.c client-lib/resolve.c client-lib/space_fetch.c \
-              client-lib/curl_api.c
+              client-lib/curl_api.c $(wildcard client-lib/cfi_fallback/*.c)
 CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/client-lib/getcontext.o \
               $(COMMON_SRC:%.c=$(B)/obj/%.o)
 CLIENT_LIBS := $(B)/lib/libehelf.a $(B)/lib/libehelf.so $(B)/lib/pkgconfig/libehelf.pc \

@@ -1,6 +1,8 @@
 /* fallback_dwarf.c - see fallback_dwarf.h. */
 #include "fallback_dwarf.h"
 
+#include "cfi_fallback/cfi_binop.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -154,44 +156,17 @@ static int eval(const Dwarf_Op *ops, size_t n, uint64_t cfa,
 		uint64_t y = st[sp - 2]; /* the second entry; x is the top */
 		switch (a) { /* two operands */
 		case DW_OP_over: st[sp++] = y; continue;
-		case DW_OP_swap: st[sp - 1] = y; st[sp - 2] = x; continue;
+		case DW_OP_swap: cfi_rotate(&st[sp - 1], 2); continue;
 		case DW_OP_rot:
 			if (sp < 3)
 				return EHELF_E_EXPR;
-			st[sp - 1] = y;
-			st[sp - 2] = st[sp - 3];
-			st[sp - 3] = x;
+			cfi_rotate(&st[sp - 1], 3);
 			continue;
 		}
 		uint64_t r;
-		switch (a) {
-		case DW_OP_plus: r = y + x; break;
-		case DW_OP_minus: r = y - x; break;
-		case DW_OP_and: r = y & x; break;
-		case DW_OP_or: r = y | x; break;
-		case DW_OP_xor: r = y ^ x; break;
-		case DW_OP_mul: r = y * x; break;
-		case DW_OP_div:
-			if (!x)
-				return EHELF_E_EXPR;
-			r = (int64_t)x == -1 ? -y : (uint64_t)((int64_t)y / (int64_t)x);
-			break;
-		case DW_OP_mod:
-			if (!x)
-				return EHELF_E_EXPR;
-			r = y % x;
-			break;
-		case DW_OP_shl: r = y << (x & 63); break;
-		case DW_OP_shr: r = y >> (x & 63); break;
-		case DW_OP_shra: r = (uint64_t)((int64_t)y >> (x & 63)); break;
-		case DW_OP_eq: r = y == x; break;
-		case DW_OP_ne: r = y != x; break;
-		case DW_OP_lt: r = (int64_t)y < (int64_t)x; break;
-		case DW_OP_le: r = (int64_t)y <= (int64_t)x; break;
-		case DW_OP_gt: r = (int64_t)y > (int64_t)x; break;
-		case DW_OP_ge: r = (int64_t)y >= (int64_t)x; break;
-		default: return EHELF_E_UNSUPPORTED;
-		}
+		int rc = cfi_binop(a, y, x, &r);
+		if (rc != EHELF_STEP)
+			return rc;
 		st[--sp - 1] = r;
 	}
 	if (sp < 1)

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/buildid.h"
 #include "../common/elf_file.h"
@@ -210,6 +212,8 @@ static void module_free(module *m)
 	}
 	if (m->dw)
 		dwarf_module_close(m->dw);
+	if (m->map)
+		munmap(m->map, m->map_size);
 	pthread_mutex_destroy(&m->dw_lock);
 	free(m->path);
 	free(m);
@@ -225,6 +229,60 @@ void ehelf_space_free(ehelf_space *s)
 	free(s->starts);
 	LSAN_UNROOT(s);
 	munmap(s, SPACE_CACHE_OFFSET + STEP_CACHE_MAP_BYTES);
+}
+
+/* Map the file of M read-only and locate its tables there (or in its
+ * in-memory image); under M's lock. */
+static void cfi_from_file(module *m)
+{
+	m->dw_useful = true;
+	if (m->image) {
+		if (cfi_tables_from_file(&m->cfi, m->image, m->image_size))
+			m->dw_useful = cfi_file_has_section(m->image, m->image_size,
+							    ".debug_frame");
+		return;
+	}
+	int fd = m->path ? open(m->path, O_RDONLY | O_CLOEXEC) : -1;
+	struct stat st;
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			if (cfi_tables_from_file(&m->cfi, p, (size_t)st.st_size)) {
+				m->dw_useful = cfi_file_has_section(
+					p, (size_t)st.st_size, ".debug_frame");
+				m->map = p;
+				m->map_size = (size_t)st.st_size;
+			} else {
+				munmap(p, (size_t)st.st_size);
+			}
+		}
+	}
+	close(fd);
+}
+
+const cfi_tables *module_cfi(const module *cm, bool may_map)
+{
+	module *m = (module *)cm; /* the tables are filled once, lazily */
+	if (!atomic_load_explicit(&m->cfi_looked, memory_order_acquire)) {
+		if (!may_map)
+			return NULL;
+		pthread_mutex_lock(&m->dw_lock);
+		if (!atomic_load_explicit(&m->cfi_looked, memory_order_relaxed)) {
+			cfi_from_file(m);
+			atomic_store_explicit(&m->cfi_looked, true,
+					      memory_order_release);
+		}
+		pthread_mutex_unlock(&m->dw_lock);
+	}
+	return m->cfi.ok ? &m->cfi : NULL;
+}
+
+int module_fde_info(const module *m, uint64_t pc, fde_info *out)
+{
+	const cfi_tables *t = module_cfi(m, false);
+	return t ? cfi_tables_proc_info(t, pc, out) : EHELF_E_NOT_COVERED;
 }
 
 const module *space_find(const ehelf_space *s, uint64_t pc)
@@ -290,7 +348,7 @@ static int insert(ehelf_space *s, module *m)
 
 /* A module from its description; IMAGE is an in-memory ELF (or NULL). */
 static int add(ehelf_space *s, const ehelf_module_desc *d, const void *image,
-	       size_t image_size)
+	       size_t image_size, const cfi_tables *cfi)
 {
 	if (d->start >= d->end) {
 		ehelf_set_error("%s: module range %#llx..%#llx is empty",
@@ -308,6 +366,10 @@ static int add(ehelf_space *s, const ehelf_module_desc *d, const void *image,
 	m->bias = d->bias;
 	m->image = image;
 	m->image_size = image_size;
+	if (cfi) { /* this process's: located already */
+		m->cfi = *cfi;
+		atomic_store_explicit(&m->cfi_looked, true, memory_order_relaxed);
+	}
 	if (d->path && !(m->path = strdup(d->path))) {
 		module_free(m);
 		return err_nomem();
@@ -347,7 +409,7 @@ int ehelf_space_add_module(ehelf_space *s, const ehelf_module_desc *d)
 				!s ? "the space" : "the module");
 		return ERR_ARG;
 	}
-	return add(s, d, NULL, 0);
+	return add(s, d, NULL, 0, NULL);
 }
 
 /* The first failure of a load, kept while the others go on. */
@@ -425,6 +487,11 @@ static int self_module(struct dl_phdr_info *info, size_t size, void *arg)
 	if (ehelf)
 		return 0; /* the eh_elfs loaded for the others: nothing to unwind */
 	bool vdso = info->dlpi_name && strstr(info->dlpi_name, "linux-vdso");
+	/* the CFI tables of its loaded segments, located now, outside any
+	 * unwind: modules without an eh_elf are stepped with them */
+	cfi_tables cfi;
+	cfi_tables_from_memory(&cfi, info->dlpi_phdr, info->dlpi_phnum,
+			       info->dlpi_addr);
 	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
 							    : "/proc/self/exe";
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -446,7 +513,7 @@ static int self_module(struct dl_phdr_info *info, size_t size, void *arg)
 			image = eh;
 			image_size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
 		}
-		load_failed(l, add(l->s, &d, image, image_size));
+		load_failed(l, add(l->s, &d, image, image_size, &cfi));
 	}
 	return 0;
 }
@@ -537,7 +604,7 @@ int ehelf_space_load_pid(ehelf_space *s, int pid)
 		}
 		ehelf_module_desc d = { .start = start, .end = end, .bias = bias,
 					.path = path };
-		load_failed(&l, add(s, &d, NULL, 0));
+		load_failed(&l, add(s, &d, NULL, 0, NULL));
 	}
 	if (ferror(in) && !l.first) {
 		ehelf_set_error("%s: %s", maps, strerror(errno));

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfi_fallback/cfi_tables.h"
 #include "include/ehelf.h"
 #include "step_cache.h"
 
@@ -29,9 +30,23 @@ typedef struct module {
 	 * by module_attach while others unwind: read it with one acquire load
 	 * (module_object) */
 	_Atomic(struct cached_object *) eh;
+	/* the module's .eh_frame_hdr and .eh_frame (cfi_tables.h), for
+	 * stepping it without an eh_elf: located in memory when the space of
+	 * this process is built (CFI_LOOKED set then); in other spaces on
+	 * first use, from a read-only mapping of the file (map), by
+	 * module_cfi().  Read cfi only after an acquire load of cfi_looked
+	 * found it set. */
+	cfi_tables cfi;
+	atomic_bool cfi_looked;
+	void *map;              /* the file's mapping behind cfi, or NULL */
+	size_t map_size;
+	/* set with cfi_looked, other spaces: the file has a .debug_frame
+	 * (libdw may cover pcs the tables do not), or no tables at all */
+	bool dw_useful;
 	dwarf_module *dw;       /* libdw fallback, opened on first use */
+	bool dw_tried;          /* an open of dw was tried (and failed if NULL) */
 	struct elf_file *elf;   /* the ELF, for procedure info; on first use */
-	pthread_mutex_t dw_lock; /* dw and elf */
+	pthread_mutex_t dw_lock; /* dw, dw_tried, elf, and filling cfi */
 } module;
 
 struct ehelf_space {
@@ -69,6 +84,21 @@ const module *space_find(const ehelf_space *s, uint64_t pc);
 /* The module's ELF file, opened on first use (NULL if unreadable); use it
  * under m->dw_lock. */
 struct elf_file *module_elf(module *m);
+
+/* M's own CFI tables (cfi_tables.h), or NULL when it has none.  MAY_MAP:
+ * when they have not been looked for yet (a space not of this process),
+ * map the module's file and locate them now (takes M's lock, opens and
+ * maps a file: never from a local unwind); else NULL until then.  Once
+ * looked for, no lock, no system call: async-signal-safe. */
+const cfi_tables *module_cfi(const module *m, bool may_map);
+
+/* What an exception unwinder asks of the FDE covering link-time address PC
+ * of M (range, LSDA, personality, signal flag: fde_lookup.h), from M's
+ * own tables (module_cfi(M, false)): no allocation, no lock, no system
+ * call, for the libunwind API's unw_get_proc_info in a signal handler.
+ * Returns 0, EHELF_E_NOT_COVERED (no FDE, or M's tables not located) or
+ * EHELF_E_UNSUPPORTED (a malformed entry). */
+int module_fde_info(const module *m, uint64_t pc, fde_info *out);
 
 /* The eh_elf object of a module, or NULL. */
 const ehelf_object *module_object(const module *m);

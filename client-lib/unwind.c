@@ -27,6 +27,9 @@
 
 #include "../common/err.h"
 #include "cached_step.h"
+#include "cfi_fallback/cfi_apply.h"
+#include "cfi_fallback/cfi_row.h"
+#include "cfi_fallback/cfi_tables.h"
 #include "fallback_dwarf.h"
 #include "lenient_step.h"
 #include "local_read.h"
@@ -37,17 +40,57 @@
 
 const uint64_t ehelf_no_window; /* see reader_window() */
 
+/* libdw, for a module of a space not of this process whose own tables
+ * could not step it (none, or rules outside cfi_row.h: .debug_frame-only
+ * files).  Opened once per module: a failed open is remembered. */
 static int step_dwarf(const module *cm, uint64_t pc, const ehelf_regs *in,
 		      ehelf_regs *out, const reader *rd)
 {
 	module *m = (module *)cm; /* the fallback CFI is opened lazily */
 	pthread_mutex_lock(&m->dw_lock);
-	if (!m->dw && (m->path || m->image))
+	if (!m->dw && !m->dw_tried && (m->path || m->image)) {
 		m->dw = dwarf_module_open(m->path, m->image, m->image_size);
+		m->dw_tried = true;
+	}
 	int rc = m->dw ? dwarf_module_step(m->dw, pc, in, out, rd->read, rd->arg)
 		       : EHELF_E_NOT_COVERED;
 	pthread_mutex_unlock(&m->dw_lock);
 	return rc;
+}
+
+/* cfi_step(): the module has no CFI tables of its own */
+enum { CFI_NO_TABLES = -100 };
+
+/*
+ * A step from the module's own .eh_frame (cfi_fallback/), for a module
+ * without an eh_elf, at link-time address PC: the FDE found through the
+ * in-memory tables, its row run into a state on the stack.  With SUM not
+ * NULL, a row the step cache can hold gives its summary in *SUM and
+ * EHELF_STEP, OUT untouched (the caller applies and caches it, as an
+ * eh_elf's); any other row is applied into OUT.  Returns the step's
+ * status, EHELF_E_NOT_COVERED when no FDE covers PC, or CFI_NO_TABLES.
+ * No allocation, no lock once the tables are located (those of a local
+ * space are located when it is built; others here, through module_cfi).
+ * Not inlined: its 3 KiB of state stay off the walk's own frame.
+ */
+static __attribute__((noinline)) int
+cfi_step(const module *m, uint64_t pc, const ehelf_regs *in, ehelf_regs *out,
+	 const reader *rd, uint64_t *sum)
+{
+	const cfi_tables *t = module_cfi(m, !rd->local);
+	if (!t)
+		return CFI_NO_TABLES;
+	cfi_fde f;
+	cfi_row row;
+	int st = cfi_tables_find(t, pc, &f);
+	if (st == 0)
+		st = cfi_row_at(&f, pc, &row);
+	if (st < 0)
+		return st;
+	if (sum && (*sum = cfi_row_summary(&row, f.cie.signal_frame)) != 0)
+		return EHELF_STEP;
+	return cfi_row_apply(&row, f.cie.signal_frame, in, out, rd->read, rd->arg,
+			     !rd->local);
 }
 
 /* DST = SRC by eight-byte moves: SRC's registers were usually just stored
@@ -121,14 +164,44 @@ static int plt_entry_step(ehelf_regs *r, const reader *rd, uint32_t *path)
 	return EHELF_STEP;
 }
 
+/*
+ * For a frame whose pc cannot be read at all (a call through a bad
+ * pointer, which faults before anything is pushed): the return address at
+ * the stack pointer, rip = [rsp], rsp += 8, when it can be read and points
+ * to readable memory: libunwind 1.6's x86_64 rule where DWARF fails on a
+ * pc it cannot read.  In place, like plt_entry_step (and reported as its
+ * path: the return address at the stack pointer).  Only for a pc where
+ * execution was (frame 0, or after a signal frame), and only locally:
+ * libunwind's remote unwinding as perf drives it fails the step instead
+ * (perf's find_proc_info has no procedure there, an error, not
+ * UNW_ENOINFO), and ehelf-perf prints what perf prints.
+ */
+static int bad_pc_step(ehelf_regs *r, const reader *rd, uint32_t *path)
+{
+	uint64_t pc = r->r[EHELF_RIP], sp = r->r[EHELF_RSP], v, rip;
+	if (rd->read(rd->arg, pc, &v) == 0 || sp > UINT64_MAX - 8 ||
+	    rd->read(rd->arg, sp, &rip) != 0 || rip == 0 ||
+	    rd->read(rd->arg, rip, &v) != 0)
+		return EHELF_E_NOT_COVERED;
+	r->r[EHELF_RIP] = rip;
+	r->r[EHELF_RSP] = sp + 8;
+	r->valid = (r->valid & EHELF_VALID_REGS) | (1u << EHELF_RIP) |
+		   (1u << EHELF_RSP);
+	*path = EHELF_PATH_PLT;
+	return EHELF_STEP;
+}
+
 /* No CFI for the frame in *R: a PLT entry's first instruction (EXACT: the
- * pc is where execution was, not a return address), else, with
+ * pc is where execution was, not a return address), or a pc that cannot be
+ * read (the bad-pc rule, EXACT and local), else, with
  * EHELF_UNWIND_FRAME_POINTER, the frame-pointer guess; SP its stack
  * pointer. */
 static int uncovered_step(ehelf_regs *r, uint64_t sp, bool exact,
 			  const reader *rd, unsigned flags, uint32_t *path)
 {
 	int st = exact ? plt_entry_step(r, rd, path) : EHELF_E_NOT_COVERED;
+	if (st == EHELF_E_NOT_COVERED && exact && rd->local)
+		st = bad_pc_step(r, rd, path);
 	if (st == EHELF_E_NOT_COVERED && (flags & EHELF_UNWIND_FRAME_POINTER))
 		return frame_pointer_step(r, sp, rd, path);
 	return st;
@@ -213,6 +286,14 @@ slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
 		return uncovered_step(r, sp, exact, rd, flags, path);
 	const ehelf_object *o = module_object(m);
 	uint64_t sum = o ? ehelf_object_describe(o, pc - m->bias) : 0;
+	bool fallback = !(flags & EHELF_UNWIND_NO_FALLBACK);
+	/* no eh_elf: the module's own CFI, its row summarised when it can
+	 * be (then applied and cached as an eh_elf's) */
+	bool own = !o && fallback;
+	if (own) {
+		st = cfi_step(m, pc - m->bias, r, &tmp, rd, &sum);
+		*path = EHELF_PATH_DWARF;
+	}
 	if (sum) {
 		/* a common row: computed here from its summary, and cached */
 		step_cache_fill(e, pc, sum);
@@ -220,7 +301,7 @@ slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
 		/* the space is const to unwinders; this flag is theirs to set */
 		atomic_store_explicit(&((ehelf_space *)s)->cache_used, true,
 				      memory_order_relaxed);
-		*path = EHELF_PATH_EHELF;
+		*path = own ? EHELF_PATH_DWARF : EHELF_PATH_EHELF;
 		if (rd->local) {
 			local_range *k = rd->arg;
 			st = summary_step(sum, r, &tmp, k->lo, k->hi, local_read, k);
@@ -245,6 +326,17 @@ slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
 				st = lenient_object_step(o, pc - m->bias, r, &tmp,
 							 rd->read, rd->arg);
 		}
+		/* a row the eh_elf could not compile: the module's own CFI */
+		if ((st == EHELF_E_NOT_COVERED || st == EHELF_E_UNSUPPORTED) &&
+		    fallback) {
+			int cst = cfi_step(m, pc - m->bias, r, &tmp, rd, NULL);
+			if (cst != CFI_NO_TABLES && cst != EHELF_E_NOT_COVERED) {
+				st = cst;
+				*path = EHELF_PATH_DWARF;
+			}
+		}
+	}
+	if (!sum) {
 		if (st == EHELF_OUTERMOST) { /* the row's, whatever the registers */
 			step_cache_fill_outermost(e, pc);
 			step_trace_record(t, e, pc);
@@ -261,11 +353,19 @@ slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
 			}
 		}
 	}
-	if ((st == EHELF_E_NOT_COVERED || st == EHELF_E_UNSUPPORTED) &&
-	    !(flags & EHELF_UNWIND_NO_FALLBACK)) {
+	/* libdw, only outside this process's unwinds (it allocates and
+	 * locks), where the module's own tables could not step it: none, a
+	 * row beyond the interpreter's bounds, or a pc they do not cover in
+	 * a file with a .debug_frame (so never for ld.so's _start, which no
+	 * CFI covers) */
+	if (fallback && !rd->local &&
+	    (st == CFI_NO_TABLES || st == EHELF_E_UNSUPPORTED ||
+	     (st == EHELF_E_NOT_COVERED && (o || own) && m->dw_useful))) {
 		*path = EHELF_PATH_DWARF;
 		st = step_dwarf(m, pc - m->bias, r, &tmp, rd);
 	}
+	if (st == CFI_NO_TABLES)
+		st = EHELF_E_NOT_COVERED;
 	if (st == EHELF_E_NOT_COVERED)
 		return uncovered_step(r, sp, exact, rd, flags, path);
 	if (st != EHELF_STEP)
@@ -933,5 +1033,5 @@ int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
 int ehelf_backtrace_from(void **ips, int max, ehelf_regs *caller);
 int ehelf_backtrace_from(void **ips, int max, ehelf_regs *caller)
 {
-	return backtrace_from(caller, ips, max, EHELF_UNWIND_NO_FALLBACK, NULL);
+	return backtrace_from(caller, ips, max, 0, NULL);
 }

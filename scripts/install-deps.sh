@@ -12,7 +12,7 @@ PACKAGES="
   clang libclang-rt-14-dev lld
   dpkg-dev apt ca-certificates bc
   alien rpm zstd libzstd-dev xz-utils
-  linux-perf rt-tests heaptrack
+  linux-perf rt-tests heaptrack google-perftools libgoogle-perftools4
   nginx wrk debuginfod curl
   libmicrohttpd-dev libdebuginfod-dev libarchive-tools strace python3
   libcurl4-openssl-dev chromium python3-pil poppler-utils

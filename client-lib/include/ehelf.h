@@ -217,14 +217,18 @@ EHELF_API int ehelf_space_fetch(ehelf_space *s, double timeout_seconds);
 enum ehelf_frame_path {
 	EHELF_PATH_FIRST = 0,   /* the initial registers: no step was needed */
 	EHELF_PATH_EHELF = 1,   /* stepped with the module's eh_elf */
-	EHELF_PATH_DWARF = 2,   /* stepped with libdw's DWARF CFI (no eh_elf) */
+	EHELF_PATH_DWARF = 2,   /* stepped with the module's own DWARF CFI (no
+				 * eh_elf, or a row it did not compile): its
+				 * .eh_frame, or libdw's (.debug_frame, outside
+				 * local unwinds) */
 	EHELF_PATH_FRAME_POINTER = 3, /* no CFI covered the pc: guessed by the
 				       * frame-pointer chain (only with
 				       * EHELF_UNWIND_FRAME_POINTER) */
 	EHELF_PATH_PLT = 4,     /* no CFI covered the pc, the first
 				 * instruction of a PLT entry (lld gives
-				 * them none): the return address at the
-				 * stack pointer */
+				 * them none), or locally a pc that cannot
+				 * be read (a call through a bad pointer):
+				 * the return address at the stack pointer */
 };
 
 enum ehelf_frame_flags {
@@ -244,8 +248,9 @@ typedef struct ehelf_frame {
 
 /* Unwinding flags. */
 enum {
-	/* stop at a frame whose module has no eh_elf instead of using libdw
-	 * (which allocates): what a signal handler wants */
+	/* stop at a frame whose module has no eh_elf instead of stepping it
+	 * with its own CFI (which is allocation-free locally; libdw, which
+	 * allocates, only outside local unwinds) */
 	EHELF_UNWIND_NO_FALLBACK = 1,
 	/* where no CFI covers a pc (code without unwind tables, a pc in no
 	 * module), guess the caller with the frame-pointer chain, as
@@ -301,8 +306,10 @@ EHELF_API int ehelf_unwind_snapshot(const ehelf_space *s,
  * the calling thread's stack already known to be readable; any other
  * address is first checked with process_vm_readv(2), so a corrupt stack or
  * bad CFI cannot crash the process.  Async-signal-safe (no allocation, no
- * lock) when every module met has an eh_elf, or with
- * EHELF_UNWIND_NO_FALLBACK.
+ * lock), a module without an eh_elf stepped from its own .eh_frame in
+ * memory (located when S's modules were added from this process,
+ * ehelf_space_load_self; a module added otherwise, with no eh_elf, ends the
+ * walk here).
  */
 EHELF_API int ehelf_unwind_local(const ehelf_space *s,
 				 const ehelf_regs *initial,
@@ -322,8 +329,8 @@ EHELF_API void ehelf_regs_from_ucontext(ehelf_regs *r, const void *uc);
  * the number stored.  Uses a process-wide space built on first use
  * (dl_iterate_phdr); call ehelf_backtrace_init() again after loading or
  * unloading libraries (dlopen, dlclose) for their frames to be found.
- * Async-signal-safe once built: frames of modules without an eh_elf end
- * the backtrace (EHELF_UNWIND_NO_FALLBACK).
+ * Async-signal-safe once built: modules without an eh_elf are stepped
+ * from their own .eh_frame in memory, without allocating.
  */
 EHELF_API int ehelf_backtrace(void **ips, int max);
 

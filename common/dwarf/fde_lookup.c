@@ -35,8 +35,7 @@ static int fill(const cfi_section *s, uint64_t off, uint64_t pc,
 	return 0;
 }
 
-/* Binary search of .eh_frame_hdr's table: the FDE offset for PC. */
-static int search_hdr(const elf_section *hdr, const cfi_section *eh,
+int fde_hdr_search(const elf_section *hdr, const cfi_section *eh,
 		      uint64_t pc, uint64_t *fde_off)
 {
 	if (hdr->size < 4 || hdr->data[0] != 1)
@@ -91,7 +90,7 @@ int fde_lookup(elf_file *f, uint64_t pc, fde_info *out, ehelf_err *err)
 			  .data = es.data, .size = es.size, .vaddr = es.addr };
 	uint64_t off;
 	if (elf_file_section(f, ".eh_frame_hdr", &hs, NULL) == 0 && !hs.nobits &&
-	    search_hdr(&hs, &s, pc, &off) == 0)
+	    fde_hdr_search(&hs, &s, pc, &off) == 0)
 		return fill(&s, off, pc, out, err);
 	/* no usable table: every FDE in turn */
 	cfi_entry e;

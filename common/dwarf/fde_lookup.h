@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../elf_file.h"
+#include "cfi_entry.h"
 
 typedef struct fde_info {
 	uint64_t lo, hi;          /* link-time [initial location, + range) */
@@ -26,5 +27,12 @@ typedef struct fde_info {
 /* The FDE of F's .eh_frame covering link-time address PC.  Returns 0,
  * ERR_NOTFOUND, or another negative ERR_* for malformed sections. */
 int fde_lookup(elf_file *f, uint64_t pc, fde_info *out, ehelf_err *err);
+
+/* The binary search of .eh_frame_hdr HDR's table (fixed-size entries) for
+ * the last FDE starting at or before link-time PC: its offset in EH into
+ * *FDE_OFF.  Returns 0, ERR_NOTFOUND (no table, or PC before the first)
+ * or ERR_FORMAT.  Reads only HDR's bytes: no allocation, no system call. */
+int fde_hdr_search(const elf_section *hdr, const cfi_section *eh, uint64_t pc,
+		   uint64_t *fde_off);
 
 #endif

@@ -1,12 +1,14 @@
 /*
- * test_fallback_dwarf - the DWARF fallback (libdw's CFI, for modules
- * without an eh_elf) on this process's libc: the registers a step leaves
- * valid.  x86-64's call-saved registers keep their value where the CFI
- * says nothing of them, as eh_elfs and libunwind take it, although libdw's
- * default rules (elfutils 0.188) leave rbx undefined there.
+ * test_fallback_dwarf - the DWARF fallback for modules without an eh_elf
+ * (in a space not of this process: the module's own .eh_frame through a
+ * mapping of its file, cfi_fallback/) on this process's libc: the
+ * registers a step leaves valid.  x86-64's call-saved registers keep
+ * their value where the CFI says nothing of them, as eh_elfs and libunwind
+ * take it, although libdw's default rules (elfutils 0.188) leave rbx
+ * undefined there.
  *
  * libc goes into the space as a module of its own (ehelf_space_add_module:
- * its code where it is loaded, its file for libdw) under a build-ID drawn
+ * its code where it is loaded, its file for its CFI) under a build-ID drawn
  * at random for this run: no eh_elf can be found for it in $EHELF_PATH,
  * in /usr/lib/ehelf (where the -ehelf packages install libc's) nor in the
  * cache, whatever is installed on this machine.
