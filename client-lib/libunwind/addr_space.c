@@ -14,7 +14,7 @@
 #include <dlfcn.h>
 
 #include "../unwind.h"
-#include "cursor.h"
+#include "exported.h"
 #include "side_api.h"
 
 static struct local_space {
@@ -23,9 +23,8 @@ static struct local_space {
 
 COMPAT unw_addr_space_t _ULx86_64_local_addr_space =
 	(unw_addr_space_t)&no_side_space;
-/* the generic API's (generic.c defines it where it dispatches the
- * generic names: a weak definition here) */
-COMPAT __attribute__((weak)) unw_addr_space_t _Ux86_64_local_addr_space =
+/* the generic API's name for it */
+COMPAT unw_addr_space_t _Ux86_64_local_addr_space =
 	(unw_addr_space_t)&no_side_space;
 
 /* (side_api_ready() sets it to the side's) */
@@ -45,9 +44,7 @@ bool addr_space_is_local(unw_addr_space_t as)
 		      as == _Ux86_64_local_addr_space);
 }
 
-/* weak: generic.c's, which also knows remote spaces, where linked in */
-COMPAT __attribute__((weak)) unw_accessors_t *
-_Ux86_64_get_accessors(unw_addr_space_t as)
+unw_accessors_t *local_get_accessors(unw_addr_space_t as)
 {
 	/* the side's initializes its local space's accessors first */
 	side_api_ready();
@@ -71,10 +68,8 @@ COMPAT void _ULx86_64_destroy_addr_space(unw_addr_space_t as)
 	(void)as;
 }
 
-COMPAT void _ULx86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
-				  unw_word_t hi);
-COMPAT void _ULx86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
-				  unw_word_t hi)
+void local_flush_cache(unw_addr_space_t as, unw_word_t lo, unw_word_t hi,
+		       const void *caller)
 {
 	/* libraries may have come or gone: rebuild the space, if there is
 	 * one yet (before the first unwind there is nothing to flush; a
@@ -86,19 +81,11 @@ COMPAT void _ULx86_64_flush_cache(unw_addr_space_t as, unw_word_t lo,
 	 * cache: this is reached when a program dropped its RTLD_DEEPBIND)
 	 * flushes only the side's: it may be inside an unwind */
 	side_api_ready();
-	if (process_space_built() && !from_side(__builtin_return_address(0)))
+	if (process_space_built() && !from_side(caller))
 		ehelf_backtrace_init();
 	if (side_api.flush_cache && _ULx86_64_local_addr_space != (unw_addr_space_t)&no_side_space)
 		side_api.flush_cache(_ULx86_64_local_addr_space, lo, hi);
 	(void)as;
-}
-
-/* libunwind.so.8's name for it (weak: generic.c's dispatches it) */
-COMPAT __attribute__((weak)) void _Ux86_64_flush_cache(unw_addr_space_t as,
-						       unw_word_t lo,
-						       unw_word_t hi)
-{
-	_ULx86_64_flush_cache(as, lo, hi);
 }
 
 /* As libunwind's answers, without its caches: eh_elfs need none, and

@@ -16,4 +16,12 @@
 /* Whether AS is libehelf-unwind's local space (either data symbol). */
 bool addr_space_is_local(unw_addr_space_t as);
 
+/* unw_get_accessors and unw_flush_cache for every space but
+ * libehelf-unwind's remote ones (generic.c dispatches).  CALLER: the
+ * return address of unw_flush_cache (a flush from the side libunwind's
+ * own initialization flushes only the side's caches). */
+unw_accessors_t *local_get_accessors(unw_addr_space_t as);
+void local_flush_cache(unw_addr_space_t as, unw_word_t lo, unw_word_t hi,
+		       const void *caller);
+
 #endif

@@ -17,7 +17,7 @@
 #include "../include/ehelf.h"
 #include "../step_cache.h"
 
-#define COMPAT __attribute__((visibility("default")))
+#include "exported.h"
 
 enum { CURSOR_MAGIC = 0x65686c66 };
 

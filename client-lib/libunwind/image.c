@@ -15,9 +15,6 @@ FORWARD(side_api_sym, int, _Ux86_64_get_elf_image,
 	 unsigned long *mapoff, char *path, size_t pathlen),
 	(ei, pid, ip, segbase, mapoff, path, pathlen))
 FORWARD(side_api_sym, int, _Ux86_64_get_exe_image_path, (char *path), (path))
-/* weak: generic.c's (the generic library's side instance) where linked in */
-#pragma weak _Ux86_64_get_elf_image
-#pragma weak _Ux86_64_get_exe_image_path
 
 /* the local API's DWARF table search, called from a find_proc_info: on
  * the side's local space for libehelf-unwind's */

@@ -52,8 +52,11 @@ static int find_path(const char *soname, char *path, size_t len)
 	return -1;
 }
 
-/* A private instance of SONAME (see side.h), or NULL with error set. */
-static void *load_copy(const char *soname)
+/* A private instance of SONAME (see side.h), or NULL with error set.
+ * *COPY is the memfd it was loaded from, to close once every instance is
+ * loaded: the loader knows an object by its name, /proc/self/fd/N, and a
+ * second copy loaded from a reused N would be taken for the first. */
+static void *load_copy(const char *soname, int *copy)
 {
 	char path[4096];
 	if (find_path(soname, path, sizeof path) < 0) {
@@ -86,7 +89,7 @@ static void *load_copy(const char *soname)
 	char self[64];
 	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
 	void *h = dlopen(self, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-	close(fd); /* the mapping keeps the contents */
+	*copy = fd; /* the mapping keeps the contents once it is closed */
 	if (!h)
 		snprintf(error, sizeof error, "loading a copy of %s: %s", path,
 			 dlerror());
@@ -95,12 +98,17 @@ static void *load_copy(const char *soname)
 
 static void load_once(void)
 {
+	int copies[2] = { -1, -1 };
 	for (int i = 0; i < 2; i++) {
-		handles[i] = load_copy(sonames[i]);
+		handles[i] = load_copy(sonames[i], &copies[i]);
 		if (!handles[i])
-			return;
+			break;
 	}
-	error[0] = '\0';
+	for (int i = 0; i < 2; i++)
+		if (copies[i] >= 0)
+			close(copies[i]);
+	if (handles[SIDE_LOCAL] && handles[SIDE_GENERIC])
+		error[0] = '\0';
 }
 
 int side_load(void)

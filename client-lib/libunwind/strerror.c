@@ -37,10 +37,9 @@ COMPAT const char *_Ux86_64_regname(unw_regnum_t reg)
 	return "???"; /* UNW_X86_64_CFA too, as libunwind */
 }
 
-/* x86_64 libunwind numbers no floating-point register (weak: generic.c
- * asks the side, where linked in) */
-COMPAT __attribute__((weak)) int _Ux86_64_is_fpreg(int reg);
-COMPAT __attribute__((weak)) int _Ux86_64_is_fpreg(int reg)
+/* x86_64 libunwind numbers no floating-point register */
+COMPAT int _Ux86_64_is_fpreg(int reg);
+COMPAT int _Ux86_64_is_fpreg(int reg)
 {
 	(void)reg;
 	return 0;

@@ -1,0 +1,271 @@
+/* remote_cursor.c - see remote_cursor.h. */
+#define _GNU_SOURCE
+#include "remote_cursor.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../space.h"
+#include "../unwind.h"
+#include "remote_delegate.h"
+#include "remote_side.h"
+
+int remote_init(unw_cursor_t *c, remote_space *rs, void *arg)
+{
+	remote_cursor *k = (remote_cursor *)c;
+	memset(k, 0, sizeof *k);
+	remote_space_pickup(rs);
+	/* every register the caller's access_reg gives: those without a
+	 * rule keep frame 0's value from frame to frame, as in libunwind */
+	for (int i = 0; i < EHELF_NREGS; i++) {
+		unw_word_t v;
+		int rc = rs->acc.access_reg((unw_addr_space_t)rs, i, &v, 0, arg);
+		if (rc < 0 && (i == EHELF_RIP || i == EHELF_RSP))
+			return rc; /* libunwind's init fails on those alone */
+		if (rc >= 0) {
+			k->regs.r[i] = v;
+			k->regs.valid |= 1u << i;
+		}
+	}
+	k->magic = REMOTE_CURSOR_MAGIC;
+	k->frame0 = k->regs;
+	k->replayable = true;
+	k->exact = true;
+	k->first = true;
+	k->rs = rs;
+	k->arg = arg;
+	return 0;
+}
+
+/* ehelf_read_fn over the space's access_mem */
+typedef struct remote_mem {
+	remote_space *rs;
+	void *arg;
+} remote_mem;
+
+static int remote_read(void *arg, uint64_t addr, uint64_t *value)
+{
+	const remote_mem *m = arg;
+	unw_word_t w;
+	if (m->rs->acc.access_mem((unw_addr_space_t)m->rs, addr, &w, 0, m->arg) < 0)
+		return -1;
+	*value = w;
+	return 0;
+}
+
+/* The step by K's module's eh_elf: 1 (K the caller), 0 (the outermost
+ * frame), or -1 when ehelf cannot step it (no module, no eh_elf, a pc its
+ * eh_elf does not cover, a read that failed, a stack pointer that went
+ * down, a caller at pc 0): the side then does, with libunwind's own
+ * outcome. */
+static int ehelf_step(remote_cursor *k)
+{
+	remote_space *rs = k->rs;
+	uint64_t pc = k->regs.r[EHELF_RIP] - !k->exact;
+	const module *m = space_find(rs->space, pc);
+	if (!m && remote_space_learn_pc(rs, pc, k->arg))
+		m = space_find(rs->space, pc);
+	if (!m || !module_object(m))
+		return -1;
+	remote_mem mem = { rs, k->arg };
+	reader rd = { .local = false, .read = remote_read, .arg = &mem };
+	ehelf_regs r = k->regs;
+	uint32_t path = 0;
+	unsigned flags = EHELF_UNWIND_NO_FALLBACK | (k->first ? UNWIND_FIRST_STEP : 0);
+	int st = unwind_step(rs->space, &r, k->exact, &rd, flags, &path, NULL, NULL);
+	if (st == EHELF_OUTERMOST) {
+		/* the end, unless the caller's pc was read as 0 (below) */
+		ehelf_regs out;
+		if (ehelf_object_step(module_object(m), pc - m->bias, &k->regs, &out,
+				      remote_read, &mem) != EHELF_STEP ||
+		    !((out.valid >> EHELF_RIP) & 1) || out.r[EHELF_RIP] != 0)
+			return 0;
+		return -1;
+	}
+	if (st != EHELF_STEP || path != EHELF_PATH_EHELF)
+		return -1;
+	/* a caller at pc 0: what libunwind makes of it depends on how the
+	 * 0 was read (perf's access_mem answers 0 with a positive return for
+	 * memory it does not have, which libunwind takes for a frame at pc
+	 * 0, perf's "ffffffffffffffff [unknown]"): the side decides */
+	if (r.r[EHELF_RIP] == 0)
+		return -1;
+	k->signal = r.valid & EHELF_SIGNAL_FRAME;
+	k->exact = k->signal;
+	r.valid &= EHELF_VALID_REGS;
+	k->regs = r;
+	return 1;
+}
+
+/* steps by eh_elfs and by the side, for EHELF_VERBOSE's line at exit
+ * (relaxed: a count, not an order) */
+static atomic_ulong steps_ehelf, steps_side;
+
+__attribute__((destructor)) static void remote_report(void)
+{
+	const char *v = secure_getenv("EHELF_VERBOSE");
+	unsigned long e = atomic_load(&steps_ehelf), d = atomic_load(&steps_side);
+	if (v && *v && strcmp(v, "0") != 0 && e + d)
+		fprintf(stderr, "libehelf-unwind: remote unwinding: %lu steps by "
+			"eh_elfs, %lu by libunwind\n", e, d);
+}
+
+int remote_step(remote_cursor *k)
+{
+	int rc = ehelf_step(k);
+	if (rc < 0) {
+		rc = delegate_step(k);
+		atomic_fetch_add_explicit(&steps_side, 1, memory_order_relaxed);
+	} else {
+		atomic_fetch_add_explicit(&steps_ehelf, 1, memory_order_relaxed);
+	}
+	k->first = false;
+	if (rc > 0)
+		k->depth++;
+	if (rc == 0) /* as libunwind leaves it at the end */
+		k->regs.r[EHELF_RIP] = 0;
+	return rc;
+}
+
+int remote_get_reg(remote_cursor *k, int reg, unw_word_t *v)
+{
+	if (reg == UNW_X86_64_CFA) /* libunwind's cfa: the frame's rsp */
+		reg = EHELF_RSP;
+	if (reg < 0 || reg >= EHELF_NREGS || !((k->regs.valid >> reg) & 1))
+		return -UNW_EBADREG;
+	*v = k->regs.r[reg];
+	return 0;
+}
+
+int remote_set_reg(remote_cursor *k, int reg, unw_word_t v)
+{
+	if (reg == UNW_X86_64_CFA || reg == EHELF_RSP)
+		return -UNW_EREADONLYREG;
+	if (reg < 0 || reg >= EHELF_NREGS)
+		return -UNW_EBADREG;
+	k->regs.r[reg] = v;
+	k->regs.valid |= 1u << reg;
+	k->replayable = false;
+	return 0;
+}
+
+/* ---- queries delegated to the side ------------------------------------- */
+
+typedef struct reg_arg {
+	int reg;
+	void *out;
+	unw_fpreg_t fp;
+} reg_arg;
+
+static int q_get_fpreg(unw_cursor_t *s, void *a)
+{
+	reg_arg *r = a;
+	return side_generic.get_fpreg(s, r->reg, r->out);
+}
+
+static int q_set_fpreg(unw_cursor_t *s, void *a)
+{
+	reg_arg *r = a;
+	return side_generic.set_fpreg(s, r->reg, r->fp);
+}
+
+static int q_save_loc(unw_cursor_t *s, void *a)
+{
+	reg_arg *r = a;
+	return side_generic.get_save_loc(s, r->reg, r->out);
+}
+
+static int q_proc_info(unw_cursor_t *s, void *a)
+{
+	return side_generic.get_proc_info(s, a);
+}
+
+typedef struct name_arg {
+	char *buf;
+	size_t len;
+	unw_word_t *off;
+} name_arg;
+
+static int q_proc_name(unw_cursor_t *s, void *a)
+{
+	name_arg *n = a;
+	return side_generic.get_proc_name(s, n->buf, n->len, n->off);
+}
+
+typedef struct iterate_arg {
+	unw_reg_states_callback cb;
+	void *token;
+} iterate_arg;
+
+static int q_iterate(unw_cursor_t *s, void *a)
+{
+	iterate_arg *i = a;
+	return side_generic.reg_states_iterate(s, i->cb, i->token);
+}
+
+static int q_apply(unw_cursor_t *s, void *a)
+{
+	return side_generic.apply_reg_state(s, a);
+}
+
+int remote_get_fpreg(remote_cursor *k, int reg, unw_fpreg_t *v)
+{
+	reg_arg a = { reg, v, 0 };
+	return delegate_replay(k, q_get_fpreg, &a);
+}
+
+int remote_set_fpreg(remote_cursor *k, int reg, unw_fpreg_t v)
+{
+	reg_arg a = { reg, NULL, v };
+	return delegate_replay(k, q_set_fpreg, &a);
+}
+
+int remote_get_save_loc(remote_cursor *k, int reg, unw_save_loc_t *loc)
+{
+	reg_arg a = { reg, loc, 0 };
+	return delegate_replay(k, q_save_loc, &a);
+}
+
+int remote_get_proc_info(remote_cursor *k, unw_proc_info_t *pi)
+{
+	return delegate_query(k, q_proc_info, pi);
+}
+
+int remote_get_proc_name(remote_cursor *k, char *buf, size_t len,
+			 unw_word_t *off)
+{
+	name_arg a = { buf, len, off };
+	int rc = delegate_query(k, q_proc_name, &a);
+	/* the side was at pc - 1: libunwind's offset is from pc */
+	if (rc == 0 && off && !k->exact)
+		++*off;
+	return rc;
+}
+
+int remote_reg_states_iterate(remote_cursor *k, unw_reg_states_callback cb,
+			      void *token)
+{
+	iterate_arg a = { cb, token };
+	return delegate_query(k, q_iterate, &a);
+}
+
+int remote_apply_reg_state(remote_cursor *k, void *reg_states_data)
+{
+	int rc = delegate_update(k, q_apply, reg_states_data);
+	if (rc >= 0) {
+		k->exact = false; /* a caller's frame, as after a step */
+		k->first = false;
+		k->replayable = false;
+	}
+	return rc;
+}
+
+int remote_resume(remote_cursor *k)
+{
+	if (!k->rs->acc.resume)
+		return -UNW_EINVAL;
+	return k->rs->acc.resume((unw_addr_space_t)k->rs, (unw_cursor_t *)k,
+				 k->arg);
+}
