@@ -175,7 +175,16 @@ COMPAT unw_addr_space_t _Ux86_64_create_addr_space(unw_accessors_t *a,
 COMPAT unw_addr_space_t _Ux86_64_create_addr_space(unw_accessors_t *a,
 						   int byte_order)
 {
-	return remote_space_create(a, byte_order);
+	unw_addr_space_t as = remote_space_create(a, byte_order);
+	remote_space *rs = remote_space_of(as);
+	/* its twin: the side libunwind over the same accessors, but the
+	 * frame's registers (remote_delegate.h) */
+	if (rs && side_generic.create_addr_space) {
+		unw_accessors_t twin;
+		remote_twin_accessors(rs, &twin);
+		rs->twin = side_generic.create_addr_space(&twin, byte_order);
+	}
+	return as;
 }
 
 COMPAT void _Ux86_64_destroy_addr_space(unw_addr_space_t as);

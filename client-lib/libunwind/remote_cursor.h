@@ -17,36 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../include/ehelf.h"
-#include "remote_space.h"
-
-enum { REMOTE_CURSOR_MAGIC = 0x6568726d /* "ehrm" */ };
-
-typedef struct remote_cursor {
-	uint32_t magic;
-	bool exact;      /* the pc is looked up as is (frame 0, after a
-			  * signal frame), not at pc - 1 */
-	bool signal;     /* unw_is_signal_frame: the frame stepped from last
-			  * was a signal frame */
-	bool first;      /* no step yet */
-	remote_space *rs;
-	void *arg;       /* the caller's, for its accessors */
-	bool replayable; /* the frame is DEPTH steps from FRAME0 (no register
-			  * set, no register state applied since) */
-	unsigned depth;
-	ehelf_regs regs; /* the frame's registers (valid: which are known) */
-	ehelf_regs frame0; /* frame 0's */
-} remote_cursor;
-
-_Static_assert(sizeof(remote_cursor) <= sizeof(unw_cursor_t),
-	       "the remote cursor fits in libunwind's");
-
-/* C as a remote cursor, or NULL. */
-static inline remote_cursor *remote_cursor_of(unw_cursor_t *c)
-{
-	remote_cursor *k = (remote_cursor *)c;
-	return k->magic == REMOTE_CURSOR_MAGIC ? k : NULL;
-}
+#include "remote_cursor_state.h"
 
 int remote_init(unw_cursor_t *c, remote_space *rs, void *arg);
 int remote_step(remote_cursor *k);

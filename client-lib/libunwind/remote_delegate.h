@@ -13,7 +13,7 @@
 
 #include <libunwind.h>
 
-#include "remote_cursor.h"
+#include "remote_cursor_state.h"
 
 /* The accessors of RS's twin: the caller's, but access_reg. */
 void remote_twin_accessors(const remote_space *rs, unw_accessors_t *out);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "../space.h"
-#include "remote_delegate.h"
 #include "remote_fetch.h"
 #include "remote_module.h"
 #include "remote_side.h"
@@ -35,11 +34,6 @@ unw_addr_space_t remote_space_create(const unw_accessors_t *a, int byte_order)
 	if (!rs->space) {
 		free(rs);
 		return NULL;
-	}
-	if (side_generic.create_addr_space) {
-		unw_accessors_t twin;
-		remote_twin_accessors(rs, &twin);
-		rs->twin = side_generic.create_addr_space(&twin, byte_order);
 	}
 	return (unw_addr_space_t)rs;
 }
