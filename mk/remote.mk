@@ -1,7 +1,12 @@
 # ---- libehelf-unwind's remote API as perf, strace and libunwind-ptrace
 # drive it (client-lib/libunwind/remote_*.c; tests/perf-libunwind/) -------
 PLU_DIR := $(B)/tests/perf-libunwind
-PLU_BINS := $(PLU_DIR)/workload $(PLU_DIR)/remote_walk
+PLU_BINS := $(PLU_DIR)/workload $(PLU_DIR)/remote_walk $(PLU_DIR)/module_read
+# remote_module_read on real ELF files in a fake address space
+$(PLU_DIR)/module_read: $(B)/obj/tests/perf-libunwind/module_read.o \
+                        $(B)/obj/client-lib/libunwind/remote_module.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
 # the recorded C program: no frame pointers, so that only CFI unwinds it
 $(PLU_DIR)/workload: tests/perf-libunwind/workload.c
 	@mkdir -p $(dir $@)
@@ -26,9 +31,3 @@ perf-libunwind-bench: $(B)/lib/libehelf-unwind.so $(B)/bin/ehelf-batch \
 	@bench/perf-libunwind-bench.sh $(B)
 CHECK_MORE += perf-libunwind-test
 BENCH_MORE += perf-libunwind-bench
-# remote_module_read on real ELF files in a fake address space
-$(PLU_DIR)/module_read: $(B)/obj/tests/perf-libunwind/module_read.o \
-                        $(B)/obj/client-lib/libunwind/remote_module.o
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^
-PLU_BINS += $(PLU_DIR)/module_read

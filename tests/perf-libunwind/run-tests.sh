@@ -141,7 +141,7 @@ SIGN_KEY=$T/key.pem "$root/tests/perf/store-for-recordings.sh" "$build" "$T/sign
 "$build/bin/ehelf-server" --store "$T/signed" --listen 127.0.0.1 --port 0 \
 	--port-file "$T/port" --upstream "" --threads 2 2>"$T/server.log" &
 server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+trap 'kill $server 2>/dev/null || true; rm -rf "$T"' EXIT INT TERM
 i=0
 while [ ! -s "$T/port" ] && [ $i -lt 100 ] && kill -0 $server 2>/dev/null; do
 	i=$((i + 1))
