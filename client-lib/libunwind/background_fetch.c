@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quiet_thread.h"
 #include "../include/ehelf.h"
 #include "../unwind.h"
 
@@ -90,19 +91,10 @@ __attribute__((constructor)) static void fetch_start(void)
 {
 	if (!fetching())
 		return;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
-	pthread_attr_t attr;
-	pthread_t t;
 	sem_t named;
 	sem_init(&named, 0, 0);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, fetch_thread, &named) == 0)
+	if (quiet_thread_start(fetch_thread, &named) == 0)
 		while (sem_wait(&named) != 0)
 			;
-	pthread_attr_destroy(&attr);
 	sem_destroy(&named);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

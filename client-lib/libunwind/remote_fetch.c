@@ -1,5 +1,6 @@
 /* remote_fetch.c - see remote_fetch.h. */
 #define _GNU_SOURCE
+#include "quiet_thread.h"
 #include "remote_fetch.h"
 
 #include <pthread.h>
@@ -84,16 +85,7 @@ static void start_once(void)
 	const char *urls = secure_getenv("EHELF_URLS");
 	if (!urls || !urls[strspn(urls, " \t\n")])
 		return;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
-	pthread_attr_t attr;
-	pthread_t t;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	running = pthread_create(&t, &attr, fetch_thread, NULL) == 0;
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	running = quiet_thread_start(fetch_thread, NULL) == 0;
 }
 
 void remote_fetch_start(void)

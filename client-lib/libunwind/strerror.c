@@ -45,34 +45,40 @@ COMPAT int _Ux86_64_is_fpreg(int reg)
 	return 0;
 }
 
+/* LEB128 at *P, unbounded as libunwind's ABI has it (no end pointer, so
+ * common/cursor.h's bounded readers do not fit): its value's low 64 bits,
+ * *SHIFT past its last byte, *LAST that byte; *P moved past it. */
+static unsigned long read_leb(unsigned char **p, unsigned *shift,
+			      unsigned char *last)
+{
+	unsigned long v = 0;
+	unsigned char b;
+	*shift = 0;
+	do {
+		b = *(*p)++;
+		if (*shift < 64)
+			v |= (unsigned long)(b & 0x7f) << *shift;
+		*shift += 7;
+	} while (b & 0x80);
+	*last = b;
+	return v;
+}
+
 COMPAT unsigned long _ReadULEB(unsigned char **p);
 COMPAT unsigned long _ReadULEB(unsigned char **p)
 {
-	unsigned long v = 0;
-	unsigned shift = 0;
-	unsigned char b;
-	do {
-		b = *(*p)++;
-		if (shift < 64)
-			v |= (unsigned long)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	return v;
+	unsigned shift;
+	unsigned char last;
+	return read_leb(p, &shift, &last);
 }
 
 COMPAT long _ReadSLEB(unsigned char **p);
 COMPAT long _ReadSLEB(unsigned char **p)
 {
-	unsigned long v = 0;
-	unsigned shift = 0;
-	unsigned char b;
-	do {
-		b = *(*p)++;
-		if (shift < 64)
-			v |= (unsigned long)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	unsigned shift;
+	unsigned char last;
+	unsigned long v = read_leb(p, &shift, &last);
+	if (shift < 64 && (last & 0x40))
 		v |= ~0ul << shift;
 	return (long)v;
 }
