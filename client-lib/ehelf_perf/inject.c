@@ -233,13 +233,13 @@ static int rewrite_sample(injector *in, const perf_event *ev, ehelf_err *err)
 	size_t room = (MAX_RECORD - 7 - around) / 8;
 	uint64_t *chain = (uint64_t *)(void *)(o + chain_at + 8);
 	size_t k = 0;
+	script_count_kernel(in->sc, ev);
 	if (unwound) {
 		for (uint64_t i = 0; i < ev->sample.nr && k < room; i++) {
 			uint64_t ip = ev->sample.callchain[i];
 			if (ip == (uint64_t)PERF_CONTEXT_USER)
 				break;
 			chain[k++] = ip;
-			in->sc->stats.kernel_frames += ip < (uint64_t)PERF_CONTEXT_MAX;
 		}
 		if (k < room)
 			chain[k++] = (uint64_t)PERF_CONTEXT_USER;

@@ -252,6 +252,21 @@ int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 	return n;
 }
 
+uint64_t script_count_kernel(script_ctx *c, const perf_event *ev)
+{
+	uint64_t n = 0, context = 0;
+	for (uint64_t i = 0; i < ev->sample.nr; i++) {
+		uint64_t ip = ev->sample.callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			context = ip;
+		else
+			n += context == (uint64_t)PERF_CONTEXT_KERNEL;
+	}
+	c->kernel_frames += n;
+	c->stats.kernel_frames += n;
+	return n;
+}
+
 /* The frames of EV into F (at most MAX), unnamed: see script_frames. */
 static int raw_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 		      int max)
@@ -268,8 +283,7 @@ static int raw_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 		if (context == (uint64_t)PERF_CONTEXT_KERNEL)
 			f[n++] = (raw_frame){ .ip = ip, .kernel = true };
 	}
-	c->kernel_frames += (uint64_t)n;
-	c->stats.kernel_frames += (uint64_t)n;
+	script_count_kernel(c, ev);
 	/* user frames: unwound from the registers and stack copy, or else
 	 * the callchain's user context (frame-pointer callchains) */
 	bool unwound;

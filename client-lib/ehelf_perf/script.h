@@ -105,6 +105,10 @@ int script_frames(script_ctx *c, const perf_event *ev, script_frame *f,
 int script_user_frames(script_ctx *c, const perf_event *ev, raw_frame *f,
 		       int max, bool *unwound);
 
+/* The entries of EV's callchain in its kernel context, counted into C's
+ * statistics the same way by script and inject.  Returns their number. */
+uint64_t script_count_kernel(script_ctx *c, const perf_event *ev);
+
 /* Print (or count) sample EV.  0, or ERR_NOMEM. */
 int script_sample(script_ctx *c, const perf_event *ev);
 

@@ -81,6 +81,8 @@ rec exec -e cpu-clock -o "$R/exec.data" -- \
 # a recursion 300 calls deep (64 KiB copies): more frames than perf's 127
 cc -O1 -o "$T/deep" "$here/data/deep.c"
 rec deep -e cpu-clock --call-graph dwarf,65528 -o "$R/deep.data" -- "$T/deep"
+# without a build-ID table (-B): every file is one only callchains reach
+rec nobid -B -e cpu-clock -o "$R/nobid.data" -- sqlite3 :memory: "$(sq 100000)"
 "$here/store-for-recordings.sh" "$build" "$T/store" "$R"/*.data
 export EHELF_PATH="$T/store"
 
@@ -310,15 +312,28 @@ de=$(deepest "$T/deep.expect") dd=$(deepest "$T/deep.default")
 	bad "deep: deepest $de frames, perf script --max-stack 1024 $(cmp -s "$T/deep.expect" "$T/deep.all" && echo equal || echo differs), default $dd (limit $limit)"
 
 echo "== the build-ID table, completed"
-c=$T/sqlite.ff.data
-perf buildid-list -i "$R/sqlite.data" 2>/dev/null | awk '{ print $2 }' | sort -u >"$T/ids.orig"
-perf buildid-list -i "$c" 2>/dev/null | awk '{ print $2 }' | sort -u >"$T/ids.conv"
-awk -F'[()]' '/^\t/ && $(NF-1) ~ /^\// { print $(NF-1) }' "$T/sqlite.ff.script" | sort -u >"$T/reached"
+# perf fills the table for the files where samples land; the converted
+# file's lists every file its callchains reach as well
+ids() { perf buildid-list -i "$1" 2>/dev/null | awk 'NF == 2 { print $2 }' | sort -u; }
+reached() { awk -F'[()]' '/^\t/ && $(NF-1) ~ /^\// { print $(NF-1) }' "$1" | sort -u; }
+ids "$R/sqlite.data" >"$T/ids.orig"
+ids "$T/sqlite.ff.data" >"$T/ids.conv"
+reached "$T/sqlite.ff.script" >"$T/reached"
 missing=$(comm -23 "$T/reached" "$T/ids.conv" | tr '\n' ' ')
-added=$(comm -13 "$T/ids.orig" "$T/ids.conv" | tr '\n' ' ')
-[ -z "$missing" ] && [ -n "$added" ] &&
-	ok "every file the callchains reach is in the table; added: $added" ||
-	bad "build-ID table: missing $missing; added: $added"
+[ -z "$missing" ] && ok "sqlite: every file the callchains reach is in the table" ||
+	bad "sqlite: build-ID table: missing $missing"
+# which files perf's table lacks depends on where samples land; a
+# recording without one (-B) lacks them all, and gets them all
+inject nobid "$R/nobid.data" "$T/nobid.conv" ff
+perf script -i "$T/nobid.conv" -F $fields --no-inline 2>/dev/null >"$T/nobid.script"
+ids "$R/nobid.data" >"$T/ids.orig"
+ids "$T/nobid.conv" >"$T/ids.conv"
+reached "$T/nobid.script" >"$T/reached"
+missing=$(comm -23 "$T/reached" "$T/ids.conv" | tr '\n' ' ')
+added=$(comm -13 "$T/ids.orig" "$T/ids.conv" | grep -c /)
+[ ! -s "$T/ids.orig" ] && [ -z "$missing" ] && [ "$added" -ge 3 ] &&
+	ok "no table (-B): the $added files the callchains reach are added" ||
+	bad "no table (-B): original's table $(wc -l <"$T/ids.orig") lines, missing: $missing, added $added"
 
 echo "== memory: a recording four times as long"
 /usr/bin/time -f %M -o "$T/rss1" "$ep" inject -i "$R/mid.data" -o "$T/s1.data" --no-summary
