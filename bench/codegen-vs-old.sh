@@ -4,8 +4,9 @@
 # REV, kept in BUILD/bench-old/REV), on make bench's four files plus a small
 # and a tiny one, the two taking turns over ROUNDS rounds; per cell the
 # fastest round (bench-codegen itself keeps the fastest of 5 passes), and
-# new / old.  Issue 19's rule: the size work must not make the warm and
-# random-pc steps slower; REV defaults to f92aab8, the code before it.
+# new / old.  The rule it checks: the compact form and the smaller tables
+# must not make the warm and random-pc steps slower; REV defaults to the
+# last tree of eh_elf ABI 2, the code before them.
 # Usage: bench/codegen-vs-old.sh BUILD [REV] [ROUNDS]
 set -eu
 build=$(cd "${1:?usage: codegen-vs-old.sh BUILD [REV] [ROUNDS]}" && pwd)

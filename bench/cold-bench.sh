@@ -1,5 +1,5 @@
 #!/bin/sh
-# The cold sampling benchmark (issue 21): programs written against
+# The cold sampling benchmark: programs written against
 # <libunwind.h> sample themselves with SIGPROF over cache-thrashing work
 # (zlib, qsort, sqlite in C; deep templates over libstdc++ in C++) and time
 # each unwind in the handler (bench/cold-sampling/cold_sampling.c); run

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Total eh_elf size against .eh_frame + .eh_frame_hdr over every ELF under
-# /usr/bin and /usr/lib/x86_64-linux-gnu, by input size, and issue 19's
-# targets, each with whether it is met.
+# /usr/bin and /usr/lib/x86_64-linux-gnu, by input size, and the size
+# targets (docs/eh_elf.md), each with whether it is met.
 # Usage: bench/corpus-sizes.sh BUILD
 set -eu
 build=${1:?usage: corpus-sizes.sh BUILD}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ehelf-perf on large recordings (issue 21): xz -T1 -6 compressing MB
+# ehelf-perf on large recordings: xz -T1 -6 compressing MB
 # megabytes of generated text (words and numbers, 12 to a line), recorded
 # at 2 kHz with `--call-graph dwarf,16384` and `dwarf,65528` (perf's
 # largest stack copy), 10,000+ samples each at the default size on this

@@ -1,5 +1,5 @@
 /*
- * cold_sampling.c - the cold sampling benchmark of issue 21: a program that
+ * cold_sampling.c - the cold sampling benchmark: a program that
  * samples itself with SIGPROF over cache-thrashing work and unwinds in the
  * handler, as a sampling profiler does.  Written only against Debian's
  * <libunwind.h> (methods "backtrace": unw_backtrace, "step": the

@@ -5,7 +5,7 @@
 # changed; packages; the total size of the .debs against the installed size
 # of the packages they describe (dpkg's Installed-Size) and against the
 # .eh_frame and .eh_frame_hdr they replace; the -ehelf packages' own
-# Installed-Size; issue 19's target (the .debs at most a quarter of the
+# Installed-Size; the size target (the .debs at most a quarter of the
 # .eh_frame bytes they describe) and whether it is met.
 #
 # Usage: tests/packaging/bench-pkg.sh BUILD

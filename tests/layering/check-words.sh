@@ -1,0 +1,154 @@
+#!/bin/sh
+# Docs and comments are references, not a work log.  Fails, listing
+# FILE:LINE: WHAT, on
+#  - README.md and docs/*.md (docs/journal.md, the project's journal,
+#    excepted): "issue N", "stop N", "the fifth stop" and other work-log
+#    phrases, and commit-hash-like words (7 to 40 hex digits with a digit and
+#    a letter) outside code blocks and `code spans` (build-IDs are data);
+#    docs/figures.md may name the commit a figure was measured at;
+#  - comments of the sources (*.c *.h *.cc *.S *.sh *.py *.mk, Makefile;
+#    test data under tests/*/data/ and tests/fixtures/ excepted): "issue N"
+#    and commit-hash-like words.
+# Usage: tests/layering/check-words.sh [ROOT]   (default: the source tree)
+set -eu
+root=${1:-$(dirname "$0")/../..}
+cd "$root"
+exec python3 - <<'EOF'
+import os, re, subprocess, sys
+
+ISSUE = re.compile(r'\bissues? #?[0-9]+', re.I)
+STOP = re.compile(r'\bstops? [0-9]+|\b(first|second|third|fourth|fifth|sixth|'
+                  r'seventh|eighth|ninth|tenth|last) stop\b', re.I)
+WORKLOG = re.compile(r'measured and (dropped|not kept)|\bnot merged\b|'
+                     r'\bthis session\b|\bhelpers?\b|\btrial merge\b|'
+                     r'\bbranch memo\b|\bthe lead\b', re.I)
+HEX = re.compile(r'(?<![0-9A-Za-z_./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])'
+                 r'[0-9a-f]{7,40}(?![0-9A-Za-z_])')
+NOT_HASHES = {'ed25519'}   # hex-looking words that are names
+bad = []
+
+def tracked(pred):
+    out = subprocess.run(['git', 'ls-files'], capture_output=True, text=True)
+    if out.returncode != 0:     # not a git clone (an unpacked archive)
+        names = [os.path.relpath(os.path.join(d, f))
+                 for d, _, fs in os.walk('.') if '/.git' not in d
+                 and not d.startswith('./build') for f in fs]
+    else:
+        names = out.stdout.split('\n')
+    return sorted(n for n in names if n and pred(n) and os.path.isfile(n))
+
+# ---- docs
+def doc_lines(path):
+    """(line number, prose text) of a markdown file: fenced and indented
+    code blocks dropped, `code spans` blanked."""
+    fenced = False
+    prev_blank = True
+    in_indented = False
+    with open(path, encoding='utf-8') as f:
+        for no, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            if line.lstrip().startswith('```'):
+                fenced = not fenced
+                continue
+            if fenced:
+                continue
+            if line.startswith('    ') and (prev_blank or in_indented) \
+               and not line.lstrip().startswith(('-', '*', '|')):
+                in_indented = True
+                prev_blank = False
+                continue
+            in_indented = False
+            prev_blank = line.strip() == ''
+            yield no, re.sub(r'`[^`]*`', '``', line)
+
+docs = ['README.md'] + tracked(lambda n: n.startswith('docs/')
+                                and n.endswith('.md'))
+for path in docs:
+    if path == 'docs/journal.md' or not os.path.isfile(path):
+        continue
+    for no, text in doc_lines(path):
+        for what, rx in (('issue number', ISSUE), ('stop', STOP),
+                         ('work-log phrase', WORKLOG)):
+            m = rx.search(text)
+            if m:
+                bad.append(f'{path}:{no}: {what}: {m.group(0)}')
+        if path != 'docs/figures.md':
+            for m in HEX.finditer(text):
+                if m.group(0) in NOT_HASHES:
+                    continue
+                bad.append(f'{path}:{no}: commit hash: {m.group(0)}')
+
+# ---- source comments
+def is_source(n):
+    base = os.path.basename(n)
+    if n.startswith('tests/fixtures/') or re.match(r'tests/[^/]+/data/', n):
+        return False
+    if n.startswith('build/'):
+        return False
+    return base == 'Makefile' or base.endswith(
+        ('.c', '.h', '.cc', '.S', '.sh', '.py', '.mk'))
+
+def c_comments(text):
+    """(line number, comment text) of C-like source: /* */ and //."""
+    i, no, n = 0, 1, len(text)
+    while i < n:
+        c = text[i]
+        if c == '\n':
+            no += 1; i += 1
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c and text[j] != '\n':
+                j += 2 if text[j] == '\\' else 1
+            i = j + 1
+        elif text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j
+            for k, part in enumerate(text[i + 2:j].split('\n')):
+                yield no + k, part
+            no += text.count('\n', i, j)
+            i = j + 2
+        elif text.startswith('//', i):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+            yield no, text[i + 2:j]
+            i = j
+        else:
+            i += 1
+
+def hash_comments(text):
+    """(line number, comment text) of shell, Python and make: from a #
+    that starts the line or follows a blank (not $#, ${#x}, quoted ones)."""
+    for no, line in enumerate(text.split('\n'), 1):
+        m = re.search(r'(^|\s)#(?!!)', line)
+        if m and not re.search(r'["\'][^"\']*$', line[:m.start() + 1]):
+            yield no, line[m.end():]
+
+for path in tracked(is_source):
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+    except OSError:
+        continue
+    if path.endswith(('.c', '.h', '.cc')):
+        comments = c_comments(text)
+    elif path.endswith('.S'):
+        comments = list(c_comments(text)) + list(hash_comments(text))
+    else:
+        comments = hash_comments(text)
+    for no, part in comments:
+        m = ISSUE.search(part)
+        if m:
+            bad.append(f'{path}:{no}: issue number: {m.group(0)}')
+        for m in HEX.finditer(part):
+            if m.group(0) in NOT_HASHES:
+                continue
+            bad.append(f'{path}:{no}: commit hash: {m.group(0)}')
+
+for b in bad:
+    print(b)
+if bad:
+    print(f'check-words: {len(bad)} offending lines (docs and comments are '
+          'references: no issue numbers, work-log words or commit hashes)',
+          file=sys.stderr)
+    sys.exit(1)
+EOF
