@@ -20,7 +20,8 @@ ISSUE = re.compile(r'\bissues? #?[0-9]+', re.I)
 STOP = re.compile(r'\bstops? [0-9]+|\b(first|second|third|fourth|fifth|sixth|'
                   r'seventh|eighth|ninth|tenth|last) stop\b', re.I)
 WORKLOG = re.compile(r'measured and (dropped|not kept)|\bnot merged\b|'
-                     r'\bthis session\b|\bhelpers?\b|\btrial merge\b|'
+                     r'\bthis session\b|\b(a|the|another|each) helpers?\b(?! (routine|function))|'
+                     r'\bhelper (session|branch)|\btrial merge\b|'
                      r'\bbranch memo\b|\bthe lead\b', re.I)
 HEX = re.compile(r'(?<![0-9A-Za-z_./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])'
                  r'[0-9a-f]{7,40}(?![0-9A-Za-z_])')
@@ -44,6 +45,7 @@ def doc_lines(path):
     fenced = False
     prev_blank = True
     in_indented = False
+    in_span = False
     with open(path, encoding='utf-8') as f:
         for no, line in enumerate(f, 1):
             line = line.rstrip('\n')
@@ -59,7 +61,13 @@ def doc_lines(path):
                 continue
             in_indented = False
             prev_blank = line.strip() == ''
-            yield no, re.sub(r'`[^`]*`', '``', line)
+            # `code spans`, which may run over a line's end, blanked
+            out = []
+            for k, part in enumerate(line.split('`')):
+                if k:
+                    in_span = not in_span
+                out.append('' if in_span else part)
+            yield no, '``'.join(out)
 
 docs = ['README.md'] + tracked(lambda n: n.startswith('docs/')
                                 and n.endswith('.md'))
