@@ -5,10 +5,12 @@
 #    excepted): "issue N", "stop N", "the fifth stop" and other work-log
 #    phrases, and commit-hash-like words (7 to 40 hex digits with a digit and
 #    a letter) outside code blocks and `code spans` (build-IDs are data);
-#    docs/figures.md may name the commit a figure was measured at;
+#    docs/figures.md may name the commit a figure was measured at; and
+#    relative links to a path outside the repository or to no file;
 #  - comments of the sources (*.c *.h *.cc *.S *.sh *.py *.mk, Makefile;
-#    test data under tests/*/data/ and tests/fixtures/ excepted): "issue N"
-#    and commit-hash-like words.
+#    test data under tests/*/data/ and tests/fixtures/ excepted): "issue N",
+#    commit-hash-like words, and names of design files outside the
+#    repository (the upper-case design file, a path into ../shared).
 # Usage: tests/layering/check-words.sh [ROOT]   (default: the source tree)
 set -eu
 root=${1:-$(dirname "$0")/../..}
@@ -25,6 +27,7 @@ WORKLOG = re.compile(r'measured and (dropped|not kept)|\bnot merged\b|'
                      r'\bbranch memo\b|\bthe lead\b', re.I)
 HEX = re.compile(r'(?<![0-9A-Za-z_./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])'
                  r'[0-9a-f]{7,40}(?![0-9A-Za-z_])')
+OUTSIDE = re.compile(r'\bDESIGN\.md\b|\.\./shared/')
 NOT_HASHES = {'ed25519'}   # hex-looking words that are names
 bad = []
 
@@ -80,6 +83,14 @@ for path in docs:
             m = rx.search(text)
             if m:
                 bad.append(f'{path}:{no}: {what}: {m.group(0)}')
+        for m in re.finditer(r'\]\(([^)\s#]+)(#[^)\s]*)?\)', text):
+            target = m.group(1)
+            if re.match(r'^[a-z]+:', target):
+                continue
+            full = os.path.normpath(os.path.join(os.path.dirname(path), target))
+            if full.startswith('..') or not os.path.exists(full):
+                bad.append(f'{path}:{no}: link outside the repository or to '
+                           f'no file: {target}')
         if path != 'docs/figures.md':
             for m in HEX.finditer(text):
                 if m.group(0) in NOT_HASHES:
@@ -147,6 +158,10 @@ for path in tracked(is_source):
         m = ISSUE.search(part)
         if m:
             bad.append(f'{path}:{no}: issue number: {m.group(0)}')
+        m = OUTSIDE.search(part)
+        if m:
+            bad.append(f'{path}:{no}: file outside the repository: '
+                       f'{m.group(0)}')
         for m in HEX.finditer(part):
             if m.group(0) in NOT_HASHES:
                 continue
