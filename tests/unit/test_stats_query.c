@@ -90,39 +90,42 @@ static void test_figures(void)
 	stats_report_free(&r);
 }
 
-/* Q refused with CODE and a message containing WHAT */
-static void refused(const stats_query *q, int code, const char *what)
-{
-	stats_report r;
-	ehelf_err err;
-	int rc = run(q, &r, &err);
-	CHECK(rc == code);
-	CHECK_CONTAINS(err.msg, what);
-	if (rc != code || !strstr(err.msg, what))
-		fprintf(stderr, "  %s: got %d '%s'\n", q->id, rc, err.msg);
-	stats_report_free(&r);
-}
+/* descriptors refused: the code and a part of the message */
+static const struct refusal {
+	stats_query q;
+	int code;
+	const char *what;
+} refusals[] = {
+	{ { .id = "t_cols", .cols = "a:count b:count", .sql = "SELECT 1" },
+	  ERR_ARG, "table t_cols: the query has 1 columns, the table 2" },
+	{ { .id = "t_nfig", .figures = "a:count b:count c:count",
+	    .sql = "SELECT 1, 2" },
+	  ERR_ARG, "table t_nfig: the query has 2 columns for 3 figures" },
+	{ { .id = "t_badfig", .figures = "a:count b", .sql = "SELECT 1, 2" },
+	  ERR_ARG, "table t_badfig: bad figure list" },
+	{ { .id = "t_badcol", .cols = "a:furlongs", .sql = "SELECT 1" },
+	  ERR_ARG, "table t_badcol: bad column list" },
+	{ { .id = "t_sql", .cols = "a:count", .sql = "SELECT a FROM nowhere" },
+	  ERR_FORMAT, "no such table: nowhere" },
+	{ { .id = "t_empty", .figures = "a:count", .sql = "SELECT 1 WHERE 0" },
+	  ERR_FORMAT, "no result for table t_empty" },
+};
 
 static void test_refused(void)
 {
-	refused(&(stats_query){ .id = "t_cols", .title = "T", .method = "M",
-		.cols = "a:count b:count", .sql = "SELECT 1" },
-		ERR_ARG, "table t_cols: the query has 1 columns, the table 2");
-	refused(&(stats_query){ .id = "t_nfig", .title = "T", .method = "M",
-		.figures = "a:count b:count c:count", .sql = "SELECT 1, 2" },
-		ERR_ARG, "table t_nfig: the query has 2 columns for 3 figures");
-	refused(&(stats_query){ .id = "t_badfig", .title = "T", .method = "M",
-		.figures = "a:count b", .sql = "SELECT 1, 2" },
-		ERR_ARG, "table t_badfig: bad figure list");
-	refused(&(stats_query){ .id = "t_badcol", .title = "T", .method = "M",
-		.cols = "a:furlongs", .sql = "SELECT 1" },
-		ERR_ARG, "table t_badcol: bad column list");
-	refused(&(stats_query){ .id = "t_sql", .title = "T", .method = "M",
-		.cols = "a:count", .sql = "SELECT a FROM nowhere" },
-		ERR_FORMAT, "nowhere");
-	refused(&(stats_query){ .id = "t_empty", .title = "T", .method = "M",
-		.figures = "a:count", .sql = "SELECT 1 WHERE 0" },
-		ERR_FORMAT, "no result for table t_empty");
+	for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
+		stats_query q = refusals[i].q;
+		q.title = "T";
+		q.method = "M";
+		stats_report r;
+		ehelf_err err;
+		int rc = run(&q, &r, &err);
+		CHECK(rc == refusals[i].code);
+		CHECK_CONTAINS(err.msg, refusals[i].what);
+		if (rc != refusals[i].code || !strstr(err.msg, refusals[i].what))
+			fprintf(stderr, "  %s: got %d '%s'\n", q.id, rc, err.msg);
+		stats_report_free(&r);
+	}
 }
 
 static void test_fn(void)
