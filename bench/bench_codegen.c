@@ -4,9 +4,12 @@
  * and throughput, and the time of one lookup-and-step at random covered
  * pcs through the eh_elf's local and remote entry points, next to libdw
  * answering the same pcs (dwarf_cfi_addrframe plus the CFA and return
- * address rules) in the same run.
+ * address rules) in the same run.  --form full|compact forces the code's
+ * form (entry_gen.h; compact applies to files of at most 256 rule sets),
+ * auto (the default) lets the generator choose by size, as it does for
+ * every eh_elf it ships.
  *
- * Usage: bench-codegen [--steps N] FILE...
+ * Usage: bench-codegen [--steps N] [--form auto|full|compact] FILE...
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -25,6 +28,7 @@
 #include "../tests/common/xorshift.h"
 #include "../builder/cfi/cfi_reader.h"
 #include "../builder/codegen/compile.h"
+#include "../builder/codegen/entry_gen.h"
 #include "../client-lib/include/ehelf.h"
 
 enum { MEM = 1 << 20 };
@@ -92,7 +96,8 @@ typedef struct result {
 	uint64_t rows, rulesets, unsupported;
 } result;
 
-static int bench_file(const char *path, size_t steps, result *res)
+static int bench_file(const char *path, size_t steps, gen_form form,
+		      result *res)
 {
 	ehelf_err err = { 0 };
 	elf_file f;
@@ -104,11 +109,12 @@ static int bench_file(const char *path, size_t steps, result *res)
 	uint8_t *image = NULL;
 	size_t len = 0;
 	ehelf_compile_stats st;
+	ehelf_compile_opts copts = { .code_form = (int)form };
 	double best = 1e9;
 	for (int rep = 0; rep < 3; rep++) {
 		free(image);
 		double t0 = now();
-		int rc = ehelf_compile_elf(&f, NULL, &image, &len, &st, &err);
+		int rc = ehelf_compile_elf(&f, &copts, &image, &len, &st, &err);
 		double t = now() - t0;
 		if (rc < 0) {
 			fprintf(stderr, "bench-codegen: %s\n", err.msg);
@@ -205,26 +211,39 @@ static int bench_file(const char *path, size_t steps, result *res)
 	return 0;
 }
 
+static const char usage[] =
+	"Usage: bench-codegen [--steps N] [--form auto|full|compact] FILE...\n";
+
 int main(int argc, char **argv)
 {
 	size_t steps = 1 << 20;
+	gen_form form = GEN_FORM_AUTO;
 	static const struct option opts[] = {
 		{ "steps", required_argument, NULL, 's' },
+		{ "form", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:f:h", opts, NULL)) != -1) {
 		if (c == 's') {
 			steps = (size_t)atol(optarg);
+		} else if (c == 'f' && strcmp(optarg, "auto") == 0) {
+			form = GEN_FORM_AUTO;
+		} else if (c == 'f' && strcmp(optarg, "full") == 0) {
+			form = GEN_FORM_FULL;
+		} else if (c == 'f' && strcmp(optarg, "compact") == 0) {
+			form = GEN_FORM_COMPACT_LARGE;
 		} else {
-			fputs("Usage: bench-codegen [--steps N] FILE...\n",
-			      c == 'h' ? stdout : stderr);
+			if (c == 'f')
+				fprintf(stderr, "bench-codegen: --form %s: not auto, "
+					"full or compact\n", optarg);
+			fputs(usage, c == 'h' ? stdout : stderr);
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (optind == argc || steps == 0) {
-		fputs("Usage: bench-codegen [--steps N] FILE...\n", stderr);
+		fputs(usage, stderr);
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -243,7 +262,7 @@ int main(int argc, char **argv)
 	int status = 0;
 	for (int i = optind; i < argc; i++) {
 		result r = { 0 };
-		if (bench_file(argv[i], steps, &r) < 0) {
+		if (bench_file(argv[i], steps, form, &r) < 0) {
 			status = 1;
 			continue;
 		}

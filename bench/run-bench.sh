@@ -17,7 +17,7 @@ echo "   (random pcs: a row chosen at random, a pc in it; warm: 32 such pcs"
 echo "   stepped in turn; libdw: dwarf_cfi_addrframe + CFA and RA rules)"
 "$build/bench/bench-codegen" "$libc" "$libstdcxx" "$largest" "$python"
 echo
-"$here/codegen-vs-old.sh" "$build"
+"$here/codegen-forms.sh" "$build"
 echo
 "$here/run-backends.sh" "$build" "$libc" /usr/bin/true
 echo

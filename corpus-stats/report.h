@@ -1,6 +1,7 @@
 /*
  * report.h - the whole report: every table of ehelf-stats, in the order
- * the outputs show them, computed from an opened database.
+ * the outputs show them, computed from an opened database (report.c holds
+ * them as one list of query descriptors, query.h).
  *
  * The table ids (a contract with the tests and with whoever reads the
  * JSON or the CSV files): summary, sizes, ratio_histogram, alternatives,

@@ -188,15 +188,43 @@ int stats_db_fill(stats_db *db, stats_table *t, const char *sql,
 	return rc;
 }
 
-int stats_db_figures(stats_db *db, stats_table *t, const char *sql,
-		     const char *const *names, const char *const *units, int n,
-		     ehelf_err *err)
+/* The next "name:unit" of a figure list at *P into NAME and UNIT (each
+ * at most 63 bytes); 1, 0 at the end, or -1 for a malformed item. */
+static int next_figure(const char **p, char name[64], char unit[64])
 {
+	while (**p == ' ')
+		(*p)++;
+	size_t n = strcspn(*p, " ");
+	if (n == 0)
+		return 0;
+	const char *colon = memchr(*p, ':', n);
+	if (!colon)
+		return -1;
+	size_t nl = (size_t)(colon - *p), ul = n - nl - 1;
+	if (nl == 0 || nl > 63 || ul == 0 || ul > 63)
+		return -1;
+	memcpy(name, *p, nl);
+	name[nl] = '\0';
+	memcpy(unit, colon + 1, ul);
+	unit[ul] = '\0';
+	*p += n;
+	return 1;
+}
+
+int stats_db_figures(stats_db *db, stats_table *t, const char *sql,
+		     const char *figures, ehelf_err *err)
+{
+	char name[64], unit[64];
+	int n = 0, got;
+	for (const char *p = figures; (got = next_figure(&p, name, unit)) > 0;)
+		n++;
+	if (got < 0 || t->n_cols != 3)
+		return err_set(err, ERR_ARG, "table %s: bad figure list", t->id);
 	sqlite3_stmt *s = NULL;
 	int rc = prepare(db, sql, NULL, 0, &s, err);
 	if (rc < 0)
 		return rc;
-	if (sqlite3_column_count(s) != n || t->n_cols != 3) {
+	if (sqlite3_column_count(s) != n) {
 		sqlite3_finalize(s);
 		return err_set(err, ERR_ARG, "table %s: the query has %d columns for "
 			       "%d figures", t->id, sqlite3_column_count(s), n);
@@ -209,15 +237,17 @@ int stats_db_figures(stats_db *db, stats_table *t, const char *sql,
 		sqlite3_finalize(s);
 		return rc;
 	}
+	const char *p = figures;
 	for (int k = 0; k < n && rc == 0; k++) {
+		next_figure(&p, name, unit);
 		stats_cell *row;
 		rc = stats_table_row(t, &row);
 		if (rc == 0)
-			rc = stats_cell_text(&row[0], names[k]);
+			rc = stats_cell_text(&row[0], name);
 		if (rc == 0)
 			rc = take(s, k, &row[1]);
 		if (rc == 0)
-			rc = stats_cell_text(&row[2], units[k]);
+			rc = stats_cell_text(&row[2], unit);
 	}
 	sqlite3_finalize(s);
 	return rc < 0 ? err_set(err, ERR_NOMEM, "out of memory") : 0;

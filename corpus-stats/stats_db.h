@@ -74,11 +74,13 @@ int stats_db_fill(stats_db *db, stats_table *t, const char *sql,
 		  const int64_t *args, int n_args, ehelf_err *err);
 
 /* Run SQL, whose result is one row of N columns, and append N rows to T
- * (a figure/value/unit table): (NAMES[k], column k, UNITS[k]).
- * Returns 0, ERR_FORMAT or ERR_NOMEM. */
+ * (a figure/value/unit table): (name k, column k, unit k), FIGURES being
+ * the N figures as "name:unit name:unit ..." (names and units at most 63
+ * bytes, without spaces; a unit is any text, "MiB/s" too).  Returns 0,
+ * ERR_FORMAT, ERR_NOMEM, or ERR_ARG (FIGURES malformed, or not N of
+ * them). */
 int stats_db_figures(stats_db *db, stats_table *t, const char *sql,
-		     const char *const *names, const char *const *units, int n,
-		     ehelf_err *err);
+		     const char *figures, ehelf_err *err);
 
 /* The integer result of SQL (one row, one column; NULL gives 0) in *OUT.
  * Returns 0, ERR_FORMAT or ERR_NOMEM. */

@@ -212,14 +212,6 @@ int stats_cell_text(stats_cell *c, const char *s)
 	return 0;
 }
 
-int stats_table_find_col(const stats_table *t, const char *name)
-{
-	for (int i = 0; i < t->n_cols; i++)
-		if (strcmp(t->cols[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
 static void table_free(stats_table *t)
 {
 	for (size_t i = 0; i < t->n_rows * (size_t)t->n_cols; i++)

@@ -129,9 +129,6 @@ static inline const stats_cell *stats_at(const stats_table *t, size_t row, int c
 	return &t->cells[row * (size_t)t->n_cols + (size_t)col];
 }
 
-/* The column index named NAME, or -1. */
-int stats_table_find_col(const stats_table *t, const char *name);
-
 void stats_report_free(stats_report *r);
 
 /* ---- formatting, shared by the renderers ----------------------------- */

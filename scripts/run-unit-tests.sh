@@ -1,6 +1,8 @@
 #!/bin/sh
-# Run every unit test binary in BUILD/tests (test_*), report and fail on
-# the first failure.  Usage: scripts/run-unit-tests.sh BUILD
+# Run every unit test binary in BUILD/tests (test_*), each even after one
+# has failed, name each one that fails, and print the counts.  Exit status:
+# 0 when all passed, 1 when any failed or none was found.
+# Usage: scripts/run-unit-tests.sh BUILD
 set -u
 build=${1:?usage: run-unit-tests.sh BUILD}
 pass=0

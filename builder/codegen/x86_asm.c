@@ -17,14 +17,6 @@ void x86_free(x86_asm *a)
 	memset(a, 0, sizeof *a);
 }
 
-void x86_reset(x86_asm *a)
-{
-	a->n = 0;
-	a->nlabels = 0;
-	a->nfix = 0;
-	a->failed = false;
-}
-
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
@@ -329,12 +321,6 @@ void x86_store_imm32(x86_asm *a, x86_mem m, int32_t imm)
 	x86_u32(a, (uint32_t)imm);
 }
 
-void x86_store32_imm(x86_asm *a, x86_mem m, uint32_t imm)
-{
-	op_mem(a, 0, false, OP(0xc7), 0, m, 4, false);
-	x86_u32(a, imm);
-}
-
 void x86_mov_rr(x86_asm *a, int dst, int src)
 {
 	if (dst != src)
@@ -399,26 +385,9 @@ void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src)
 	op_mem(a, 0, false, OP((uint8_t)(op * 8 + 1)), src, m, 0, false);
 }
 
-void x86_alu_mi(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm)
-{
-	if (imm >= -128 && imm <= 127) {
-		op_mem(a, 0, true, OP(0x83), op, m, 1, false);
-		x86_u8(a, (uint8_t)(int8_t)imm);
-	} else {
-		op_mem(a, 0, true, OP(0x81), op, m, 4, false);
-		x86_u32(a, (uint32_t)imm);
-	}
-}
-
 void x86_alu8_mi(x86_asm *a, enum x86_alu op, x86_mem m, uint8_t imm)
 {
 	op_mem(a, 0, false, OP(0x80), op, m, 1, false);
-	x86_u8(a, imm);
-}
-
-void x86_shift_mi(x86_asm *a, enum x86_shift op, x86_mem m, uint8_t imm)
-{
-	op_mem(a, 0, true, OP(0xc1), op, m, 1, false);
 	x86_u8(a, imm);
 }
 
@@ -570,11 +539,6 @@ void x86_pop(x86_asm *a, int r)
 void x86_movdqu_load(x86_asm *a, int xmm, x86_mem m)
 {
 	op_mem(a, 0xf3, false, OP(0x0f, 0x6f), xmm, m, 0, false);
-}
-
-void x86_movdqu_store(x86_asm *a, x86_mem m, int xmm)
-{
-	op_mem(a, 0xf3, false, OP(0x0f, 0x7f), xmm, m, 0, false);
 }
 
 /* 66 [REX] 0F op modrm(mod=11, reg, rm): the SSE2 integer forms */

@@ -75,8 +75,6 @@ typedef struct x86_asm {
 
 void x86_init(x86_asm *a);
 void x86_free(x86_asm *a);
-/* Reset to empty, keeping the allocations. */
-void x86_reset(x86_asm *a);
 
 int x86_label(x86_asm *a);                 /* a new unbound label */
 void x86_bind(x86_asm *a, int label);      /* bind it here */
@@ -111,7 +109,6 @@ void x86_lea(x86_asm *a, int dst, x86_mem m);
 void x86_mov_rr(x86_asm *a, int dst, int src);
 void x86_mov_ri(x86_asm *a, int dst, uint64_t imm);     /* shortest form */
 void x86_store_imm32(x86_asm *a, x86_mem m, int32_t imm);  /* mov qword [m], simm32 */
-void x86_store32_imm(x86_asm *a, x86_mem m, uint32_t imm); /* mov dword [m], imm32 */
 
 /* arithmetic */
 void x86_alu_rr(x86_asm *a, enum x86_alu op, int dst, int src);
@@ -120,9 +117,7 @@ void x86_alu32_ri(x86_asm *a, enum x86_alu op, int dst, int32_t imm);
 void x86_alu32_rr(x86_asm *a, enum x86_alu op, int dst, int src);
 void x86_alu_mi32(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm); /* dword [m] */
 void x86_alu32_mr(x86_asm *a, enum x86_alu op, x86_mem m, int src); /* dword [m] op= src32 */
-void x86_alu_mi(x86_asm *a, enum x86_alu op, x86_mem m, int32_t imm);  /* qword [m] */
 void x86_alu8_mi(x86_asm *a, enum x86_alu op, x86_mem m, uint8_t imm);  /* byte [m] */
-void x86_shift_mi(x86_asm *a, enum x86_shift op, x86_mem m, uint8_t imm); /* qword [m] */
 void x86_push_i8(x86_asm *a, int8_t imm);                /* push imm8 (sign-extended) */
 void x86_imul_rr(x86_asm *a, int dst, int src);
 void x86_imul_rm(x86_asm *a, int dst, x86_mem m);       /* dst *= [m] */
@@ -165,7 +160,6 @@ void x86_pop(x86_asm *a, int r);
 
 /* SSE moves for block copies */
 void x86_movdqu_load(x86_asm *a, int xmm, x86_mem m);
-void x86_movdqu_store(x86_asm *a, x86_mem m, int xmm);
 
 /* SSE2 byte compares (the lookup's offsets; xmm registers 0-15) */
 void x86_movd_xr(x86_asm *a, int xmm, int r);           /* movd xmm, r32 */

@@ -252,11 +252,6 @@ int perf_writer_record(perf_writer *w, const void *rec, ehelf_err *err)
 	return 0;
 }
 
-uint64_t perf_writer_data_size(const perf_writer *w)
-{
-	return w->data_size;
-}
-
 int perf_writer_finish(perf_writer *w, ehelf_err *err)
 {
 	if (start(w, err) < 0)

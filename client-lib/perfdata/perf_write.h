@@ -69,9 +69,6 @@ int perf_writer_feature(perf_writer *w, int bit, const void *p, size_t len,
  * 65,535 bytes).  0, or ERR_IO with ERR set. */
 int perf_writer_record(perf_writer *w, const void *rec, ehelf_err *err);
 
-/* Bytes of data (records) written so far. */
-uint64_t perf_writer_data_size(const perf_writer *w);
-
 /* Flush everything; file mode: the features and the header.  0 or ERR_IO;
  * the writer is spent either way (free it). */
 int perf_writer_finish(perf_writer *w, ehelf_err *err);

@@ -124,14 +124,10 @@ static void emit_all(void)
 				T("%s DWORD PTR %s, %d", alu[alus[o]], mem(M(r, imm)), imm);
 				x86_alu8_mi(&a, alus[o], M(r, imm), (uint8_t)imm);
 				T("%s BYTE PTR %s, %d", alu[alus[o]], mem(M(r, imm)), (uint8_t)imm);
-				x86_alu_mi(&a, alus[o], M(r, -imm), imm);
-				T("%s QWORD PTR %s, %d", alu[alus[o]], mem(M(r, -imm)), imm);
 			}
 			x86_imul_ri(&a, r, regs[(i + k) % NREGS], imm);
 			T("imul %s, %s, %d", R64[r], R64[regs[(i + k) % NREGS]], imm);
 			x86_store_imm32(&a, M(r, imm), imm); T("mov QWORD PTR %s, %d", mem(M(r, imm)), imm);
-			x86_store32_imm(&a, M(r, imm), (uint32_t)imm);
-			T("mov DWORD PTR %s, %d", mem(M(r, imm)), imm);
 			x86_test32_ri(&a, r, (uint32_t)imm); T("test %s, %d", R32[r], imm);
 		}
 		static const uint64_t movs[] = { 0, 1, 0xffffffff, 0x100000000ull,
@@ -160,9 +156,6 @@ static void emit_all(void)
 		x86_shift_cl(&a, SH_SAR, r); T("sar %s, cl", R64[r]);
 		x86_shift_ri(&a, SH_SHR, r, 56); T("shr %s, 56", R64[r]);
 		x86_shift32_ri(&a, SH_SHL, r, 3); T("shl %s, 3", R32[r]);
-		x86_shift_mi(&a, SH_SAR, M(r, disps[i % NDISPS]), 63);
-		T("sar QWORD PTR %s, 63", mem(M(r, disps[i % NDISPS])));
-		x86_shift_mi(&a, SH_SHR, M(r, 8), 2); T("shr QWORD PTR %s, 2", mem(M(r, 8)));
 		x86_push_i8(&a, (int8_t)(i - 6)); T("push %d", i - 6);
 		x86_idiv(&a, r); T("idiv %s", R64[r]);
 		x86_div(&a, r); T("div %s", R64[r]);
@@ -173,8 +166,6 @@ static void emit_all(void)
 		x86_jmp_r(&a, r); T("jmp %s", R64[r]);
 		x86_movdqu_load(&a, i % 16, M(r, disps[i % NDISPS]));
 		T("movdqu xmm%d, XMMWORD PTR %s", i % 16, mem(M(r, disps[i % NDISPS])));
-		x86_movdqu_store(&a, M(r, disps[i % NDISPS]), i % 16);
-		T("movdqu XMMWORD PTR %s, xmm%d", mem(M(r, disps[i % NDISPS])), i % 16);
 		for (int j = 0; j < NREGS; j++) {
 			int x = i % 16, y = regs[j];
 			x86_movd_xr(&a, x, y); T("movd xmm%d, %s", x, R32[y]);
