@@ -10,29 +10,11 @@
 
 #include "summary.h"
 
-void emit_tables(x86_asm *a, const lookup_table *t, const ruleset_table *rs,
-		 const tables *tb, const blob_plan *plan, struct ehelf_info *info,
-		 size_t nunsupported, size_t *off_info)
+/* The rule-set words, and with 4-byte words the body references and
+ * describe's table. */
+static void emit_words(x86_asm *a, const ruleset_table *rs, const tables *tb,
+		       const blob_plan *plan)
 {
-	x86_align(a, 8, 0);
-	*off_info = a->n;
-	info->entries = (uint32_t)t->nentries;
-	info->rulesets = (uint32_t)rs->n;
-	info->unsupported = (uint32_t)nunsupported;
-	info->page_bits = t->page_bits;
-	x86_bytes(a, info, sizeof *info);
-	x86_align(a, 8, 0);
-	if (tb->escapes) { /* the escape routine's byte counts */
-		x86_bind(a, tb->byte_ones);
-		x86_bytes(a, &(uint64_t){ 0x0101010101010101ull }, 8);
-		x86_bind(a, tb->byte_top_bits);
-		x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
-		x86_bind(a, tb->byte_low_bits);
-		x86_bytes(a, &(uint64_t){ 0x7f7f7f7f7f7f7f7full }, 8);
-	}
-	x86_bind(a, tb->pages);
-	x86_bytes(a, t->rec, (size_t)t->npages * t->stride);
-	x86_align(a, 8, 0);
 	/* one word per rule set (in the new numbering): its summary, or its
 	 * rule index * 2; compact: its body and parameters (emit_compact),
 	 * and no rule records */
@@ -72,6 +54,11 @@ void emit_tables(x86_asm *a, const lookup_table *t, const ruleset_table *rs,
 		for (unsigned f = 1; f < 1u << SUM32_BITS; f++)
 			x86_u8(a, (uint8_t)((1u << EHELF_SUM_SLOT_BITS) - f));
 	}
+}
+
+/* The full form's rule records (none in compact files). */
+static void emit_records(x86_asm *a, const tables *tb, const blob_plan *plan)
+{
 	x86_bind(a, tb->records);
 	for (size_t k = 0; k < plan->nslots && !tb->compact; k++) {
 		uint32_t i = plan->order[k];
@@ -94,6 +81,12 @@ void emit_tables(x86_asm *a, const lookup_table *t, const ruleset_table *rs,
 			(uint32_t)(int32_t)(x86_label_offset(a, s->label[1]) - here));
 		x86_u32(a, plan->code[i].params_off);
 	}
+}
+
+/* Every rule set's parameters, int16 or int32 by its shape. */
+static void emit_params(x86_asm *a, const ruleset_table *rs, const tables *tb,
+			const blob_plan *plan)
+{
 	x86_bind(a, tb->params);
 	for (size_t i = 1; i < rs->n; i++) {
 		const int32_t *p = plan->params + plan->code[i].params_at;
@@ -104,6 +97,13 @@ void emit_tables(x86_asm *a, const lookup_table *t, const ruleset_table *rs,
 				x86_bytes(a, &(int16_t){ (int16_t)p[k] }, 2);
 		}
 	}
+}
+
+/* The entries' offsets and rule bytes, then the escaped entries'
+ * ranks and indexes. */
+static void emit_entries(x86_asm *a, const lookup_table *t, const tables *tb,
+			 const blob_plan *plan)
+{
 	x86_bind(a, tb->entry_offsets);
 	/* LT_VEC read at a time, but one by emit_lookup_small */
 	size_t noff = t->nentries + (tb->compact && !tb->vec_lookup ? 0 : LT_VEC);
@@ -133,5 +133,34 @@ void emit_tables(x86_asm *a, const lookup_table *t, const ruleset_table *rs,
 				x86_bytes(a, &(uint16_t){ (uint16_t)k }, 2);
 		}
 	}
+}
+
+void emit_tables(x86_asm *a, const lookup_table *t, const ruleset_table *rs,
+		 const tables *tb, const blob_plan *plan, struct ehelf_info *info,
+		 size_t nunsupported, size_t *off_info)
+{
+	x86_align(a, 8, 0);
+	*off_info = a->n;
+	info->entries = (uint32_t)t->nentries;
+	info->rulesets = (uint32_t)rs->n;
+	info->unsupported = (uint32_t)nunsupported;
+	info->page_bits = t->page_bits;
+	x86_bytes(a, info, sizeof *info);
+	x86_align(a, 8, 0);
+	if (tb->escapes) { /* the escape routine's byte counts */
+		x86_bind(a, tb->byte_ones);
+		x86_bytes(a, &(uint64_t){ 0x0101010101010101ull }, 8);
+		x86_bind(a, tb->byte_top_bits);
+		x86_bytes(a, &(uint64_t){ 0x8080808080808080ull }, 8);
+		x86_bind(a, tb->byte_low_bits);
+		x86_bytes(a, &(uint64_t){ 0x7f7f7f7f7f7f7f7full }, 8);
+	}
+	x86_bind(a, tb->pages);
+	x86_bytes(a, t->rec, (size_t)t->npages * t->stride);
+	x86_align(a, 8, 0);
+	emit_words(a, rs, tb, plan);
+	emit_records(a, tb, plan);
+	emit_params(a, rs, tb, plan);
+	emit_entries(a, t, tb, plan);
 	x86_align(a, 8, 0);
 }
