@@ -119,8 +119,6 @@ static void emit_compact_sum(gen_ctx *g, bool word32, bool unroll)
 	x86_jmp(a, g->l_done);
 }
 
-/* Both step entry points, their core, exits and read helpers; the local
- * entry at L_LOCAL, the remote one at L_REMOTE. */
 void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g, int l_local,
 		  int l_remote)
 {

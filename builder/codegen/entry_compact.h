@@ -9,6 +9,8 @@
 
 #include "entry_layout.h"
 
+/* Both step entry points, their core, exits and read helpers; the local
+ * entry at L_LOCAL, the remote one at L_REMOTE. */
 void emit_compact(x86_asm *a, const tables *tb, gen_ctx *g, int l_local,
 		  int l_remote);
 

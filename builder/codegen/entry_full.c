@@ -58,7 +58,6 @@ static void emit_exit(x86_asm *a, int label, int status, int done)
 	x86_jmp8(a, done);                /* the exits precede DONE closely */
 }
 
-/* ehelf_step_local(pc=rdi, in=rsi, out=rdx, stack_lo=rcx, stack_hi=r8) */
 void emit_local_entry(x86_asm *a, const lookup_table *t, const tables *tb,
 		      gen_ctx *g)
 {
@@ -85,7 +84,6 @@ void emit_local_entry(x86_asm *a, const lookup_table *t, const tables *tb,
 	gen_return(g);
 }
 
-/* ehelf_step_remote(pc=rdi, in=rsi, out=rdx, read=rcx, arg=r8) */
 void emit_remote_entry(x86_asm *a, const lookup_table *t, const tables *tb,
 		       gen_ctx *g)
 {

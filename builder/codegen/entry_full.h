@@ -8,8 +8,11 @@
 
 #include "entry_layout.h"
 
+/* ehelf_step_local(pc=rdi, in=rsi, out=rdx, stack_lo=rcx, stack_hi=r8) */
 void emit_local_entry(x86_asm *a, const lookup_table *t, const tables *tb,
 		      gen_ctx *g);
+
+/* ehelf_step_remote(pc=rdi, in=rsi, out=rdx, read=rcx, arg=r8) */
 void emit_remote_entry(x86_asm *a, const lookup_table *t, const tables *tb,
 		       gen_ctx *g);
 

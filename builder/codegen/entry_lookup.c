@@ -91,13 +91,6 @@ static void emit_lookup_inline(x86_asm *a, const lookup_table *t,
 	x86_bind(a, l_found);
 }
 
-/* The lookup subroutine of compact files (tables.lookup_fn): the same
- * search as emit_lookup_inline, but the subpage's entries are counted one
- * at a time (a short loop: a subpage usually has under 8), in about half
- * the code.  pc in RDI -> rule index in RCX, 0 (and ZF set) when no row
- * covers the pc.  Callers assume the union of both variants' clobbers:
- * RAX, RDX, RDI, R9, R10, R11, XMM0, XMM1 (never RBX: ehelf_describe
- * saves nothing). */
 void emit_lookup_small(x86_asm *a, const lookup_table *t, const tables *tb)
 {
 	int l_none = x86_label(a), l_loop = x86_label(a), l_done = x86_label(a);
@@ -157,9 +150,6 @@ void emit_lookup_small(x86_asm *a, const lookup_table *t, const tables *tb)
 	x86_ret(a);
 }
 
-/* emit_lookup_small's contract with emit_lookup_inline's search, for
- * compact files of more entries (tables.vec_lookup): a few ns faster
- * a step than counting one entry at a time, and longer. */
 void emit_lookup_vec(x86_asm *a, const lookup_table *t, const tables *tb)
 {
 	int l_none = x86_label(a);
@@ -255,8 +245,6 @@ void emit_esc_find(x86_asm *a, const tables *tb)
 	x86_ret(a);
 }
 
-/* An escape stub: the entry number from KEEP, its index, then to AGAIN
- * (the entry's dispatch) with it in RCX. */
 void emit_esc_stub(x86_asm *a, const tables *tb, int keep, int again)
 {
 	x86_mov_rr(a, RAX, keep);

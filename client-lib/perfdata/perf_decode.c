@@ -20,8 +20,6 @@
 
 /* ---- records ---------------------------------------------------------------- */
 
-/* The attribute of sample REC, through its IDENTIFIER or ID when there are
- * several attributes. */
 int pr_sample_attr(const perf_reader *r, const uint8_t *rec,
 		   uint32_t size, uint64_t off, const struct rattr **out,
 		   ehelf_err *err)
@@ -99,8 +97,6 @@ static int parse_trailer(const perf_reader *r, const struct rattr *a,
 	return (int)a->trailer;
 }
 
-/* The sort key of REC: 1 with *T set when it has a time, 0 when it has
- * none (then it is delivered in place), or a negative ERR_*. */
 int pr_record_time(const perf_reader *r, const uint8_t *rec,
 		   uint32_t size, uint64_t off, uint64_t *t,
 		   ehelf_err *err)
@@ -274,7 +270,6 @@ static const char *bounded_str(const uint8_t *p, size_t n)
 	return memchr(p, '\0', n) ? (const char *)p : NULL;
 }
 
-/* Decode REC (SIZE bytes at offset OFF) into EV. */
 int pr_decode(perf_reader *r, const uint8_t *rec, uint64_t off,
 	      perf_event *ev, ehelf_err *err)
 {
@@ -375,8 +370,6 @@ int pr_decode(perf_reader *r, const uint8_t *rec, uint64_t off,
 	return 0;
 }
 
-/* Take in one of perf's own records when it is read: attributes (pipe
- * mode), features, build-IDs, event names. */
 int pr_take_in(perf_reader *r, const uint8_t *rec, uint64_t off,
 	       ehelf_err *err)
 {

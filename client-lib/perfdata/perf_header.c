@@ -19,7 +19,6 @@
 
 /* ---- attributes and ids ----------------------------------------------------- */
 
-/* The index of the attribute owning sample id ID, or -1. */
 long pr_id_lookup(const perf_reader *r, uint64_t id)
 {
 	return (long)u64_map_get(&r->ids, id) - 1;
@@ -80,8 +79,6 @@ static void default_name(char *buf, size_t size, uint32_t type,
 	}
 }
 
-/* Take in an attribute: LEN bytes of perf_event_attr at RAW and its NIDS
- * sample ids at IDS (unaligned u64s). */
 int pr_add_attr(perf_reader *r, const uint8_t *raw, size_t len,
 		const uint8_t *ids, uint64_t nids, ehelf_err *err)
 {
@@ -175,7 +172,6 @@ static int bid_rehash(perf_reader *r)
 	return 0;
 }
 
-/* Take in one build_id_event of SIZE bytes at E (offset OFF, for messages). */
 int pr_add_build_id(perf_reader *r, const uint8_t *e, size_t size,
 		    uint64_t off, ehelf_err *err)
 {
@@ -220,7 +216,6 @@ int pr_add_build_id(perf_reader *r, const uint8_t *e, size_t size,
 	return 0;
 }
 
-/* The BUILD_ID feature: build_id_events back to back. */
 int pr_parse_build_ids(perf_reader *r, const uint8_t *p, uint64_t len,
 		       uint64_t off, ehelf_err *err)
 {
@@ -242,8 +237,6 @@ int pr_parse_build_ids(perf_reader *r, const uint8_t *p, uint64_t len,
 	return 0;
 }
 
-/* The EVENT_DESC feature: u32 nr, u32 attr_size, then per event: the attr,
- * u32 nr_ids, a perf_header_string (u32 len, len bytes), nr_ids u64 ids. */
 int pr_parse_event_desc(perf_reader *r, const uint8_t *p, uint64_t len,
 			uint64_t off, ehelf_err *err)
 {

@@ -44,8 +44,6 @@ static int stream_cut(perf_reader *r, uint64_t off, const char *fmt, ...)
 	return 0;
 }
 
-/* Pipe mode: make N bytes available at in[head]; returns how many are (less
- * than N only at the end of the stream) or a negative ERR_*. */
 long pr_in_fill(perf_reader *r, size_t n, ehelf_err *err)
 {
 	size_t have = r->tail - r->head;
@@ -165,8 +163,6 @@ static int take_stored(perf_reader *r, const uint8_t *rec, uint32_t size,
 	return 1;
 }
 
-/* Room for N more bytes in qbuf (and as much in qbuf2); false if out of
- * memory. */
 bool pr_qbuf_room(perf_reader *r, size_t n)
 {
 	if (r->qcap - r->qlen >= n)
@@ -246,12 +242,6 @@ static int next_stored(perf_reader *r, const uint8_t **rec, uint64_t *off,
 	return 1;
 }
 
-/*
- * The next record in perf's processing order: those stored, and after a
- * COMPRESSED record (itself given too) the records it decompresses to
- * (r->rec_decomp set; *REC valid until the next call, *OFF the COMPRESSED
- * record's).  1, 0 at the end, or a negative ERR_*.
- */
 int pr_next_raw(perf_reader *r, const uint8_t **rec, uint64_t *off,
 		ehelf_err *err)
 {

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ERR_FORMAT: "NAME: offset OFF: what". */
 int pr_fmt_err(ehelf_err *err, const perf_reader *r, uint64_t off,
 	       const char *fmt, ...)
 {
@@ -25,8 +24,6 @@ int pr_nomem(ehelf_err *err, const perf_reader *r)
 	return err_set(err, ERR_NOMEM, "%s: out of memory", r->name);
 }
 
-/* Make room for N elements of ELEM bytes in the array whose pointer is at
- * PP (capacity *CAP); false when out of memory (the array is unchanged). */
 bool pr_reserve(void *pp, size_t *cap, size_t n, size_t elem)
 {
 	if (n <= *cap)
@@ -63,7 +60,6 @@ void *pr_arena_alloc(perf_reader *r, size_t n)
 	return p;
 }
 
-/* A NUL-terminated copy of the string in S[0, MAX) (up to its NUL). */
 char *pr_arena_str(perf_reader *r, const uint8_t *s, size_t max)
 {
 	size_t n = strnlen((const char *)s, max);
