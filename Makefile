@@ -62,6 +62,9 @@ CODEGEN_SRC := builder/codegen/x86_asm.c builder/codegen/ruleset.c \
                builder/codegen/lookup_table.c builder/codegen/gen_ctx.c \
                builder/codegen/expr_compile.c \
                builder/codegen/body_gen.c builder/codegen/entry_gen.c \
+               builder/codegen/entry_lookup.c builder/codegen/entry_summary.c \
+               builder/codegen/entry_full.c builder/codegen/entry_compact.c \
+               builder/codegen/entry_tables.c \
                builder/codegen/summary.c builder/codegen/eh_elf_writer.c \
                builder/codegen/ruleset_fp.c builder/codegen/sframe_est.c \
                builder/codegen/fde_owner.c builder/codegen/compile.c

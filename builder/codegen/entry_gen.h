@@ -6,7 +6,7 @@
  * and ehelf_info they use, as one position-independent blob.  Small files
  * get a compact form instead: one core for both step entry points, which
  * interprets summaries, and one body per rule set without a summary
- * (entry_gen.c, emit_compact; docs/eh_elf.md).
+ * (entry_compact.c; docs/eh_elf.md).
  */
 #ifndef EHELF_CODEGEN_ENTRY_GEN_H
 #define EHELF_CODEGEN_ENTRY_GEN_H
