@@ -29,12 +29,7 @@
 #define DT_RELRENT 37
 #endif
 
-enum {
-	PAGE = 0x1000,
-	MAX_PHDRS = 32,          /* more is refused before they are read */
-	NSYMS = 5,               /* the null symbol and the four of the ABI */
-	NOTE_NAME_PAD = 8,       /* "ehelf\0" padded to 4 */
-};
+enum { MAX_PHDRS = 32 };   /* more program headers are refused unread */
 
 typedef struct ctx {
 	const uint8_t *img;
@@ -290,7 +285,7 @@ static int check_segments(ctx *c, const segments *sg, uint64_t phend)
 {
 	const Elf64_Phdr *rx = sg->rx, *rw = sg->rw, *dyn = sg->dyn, *nt = sg->note;
 	if (rx->p_offset != 0 || rx->p_vaddr != 0 || rx->p_paddr != 0 ||
-	    rx->p_filesz != rx->p_memsz || rx->p_align != PAGE)
+	    rx->p_filesz != rx->p_memsz || rx->p_align != EHF_PAGE)
 		return refuse(c, "the R+X PT_LOAD is not the file's start, mapped "
 			      "at 0, as the eh_elf writer emits it");
 	if (!within(0, rx->p_filesz, c->len))
@@ -299,10 +294,10 @@ static int check_segments(ctx *c, const segments *sg, uint64_t phend)
 			      (unsigned long long)rx->p_filesz, c->len);
 	if (rx->p_filesz < phend)
 		return refuse(c, "the R+X segment does not hold the program headers");
-	if (rw->p_filesz != rw->p_memsz || rw->p_align != PAGE ||
+	if (rw->p_filesz != rw->p_memsz || rw->p_align != EHF_PAGE ||
 	    rw->p_paddr != rw->p_vaddr || rw->p_offset < rx->p_filesz ||
-	    rw->p_vaddr < align_up(rx->p_filesz, PAGE) ||
-	    rw->p_vaddr % PAGE != rw->p_offset % PAGE ||
+	    rw->p_vaddr < align_up(rx->p_filesz, EHF_PAGE) ||
+	    rw->p_vaddr % EHF_PAGE != rw->p_offset % EHF_PAGE ||
 	    !within(rw->p_vaddr, rw->p_memsz, UINT64_MAX / 2))
 		return refuse(c, "the R+W PT_LOAD is not the writer's: .dynamic "
 			      "alone, after the R+X segment, without .bss");
@@ -447,20 +442,20 @@ static int check_tables(ctx *c, const dyn_tags *t, uint64_t rx_size,
 			      (unsigned long long)t->hash);
 	uint32_t nb[2];
 	memcpy(nb, c->img + t->hash, sizeof nb);
-	if (nb[1] != NSYMS)
+	if (nb[1] != EHF_NSYMS)
 		return refuse(c, "hash table: %u symbols; an eh_elf has %u", nb[1],
-			      NSYMS);
+			      EHF_NSYMS);
 	if (nb[0] == 0 || !within(t->hash, (2ull + nb[0] + nb[1]) * 4, rx_size))
 		return refuse(c, "hash table: %u buckets, past the R+X segment",
 			      nb[0]);
 	for (uint64_t i = 0; i < (uint64_t)nb[0] + nb[1]; i++) {
 		uint32_t v;
 		memcpy(&v, c->img + t->hash + 8 + 4 * i, 4);
-		if (v >= NSYMS)
+		if (v >= EHF_NSYMS)
 			return refuse(c, "hash table: symbol index %u out of range", v);
 	}
 	if (t->symtab % 8 || t->symtab < phend ||
-	    !within(t->symtab, NSYMS * sizeof(Elf64_Sym), rx_size))
+	    !within(t->symtab, EHF_NSYMS * sizeof(Elf64_Sym), rx_size))
 		return refuse(c, "DT_SYMTAB %#llx: not in the R+X segment",
 			      (unsigned long long)t->symtab);
 	if (t->strtab < phend || t->strsz == 0 ||
@@ -471,7 +466,7 @@ static int check_tables(ctx *c, const dyn_tags *t, uint64_t rx_size,
 			      (unsigned long long)t->strsz);
 	uint64_t end = phend;
 	uint64_t ends[] = { t->hash + (2ull + nb[0] + nb[1]) * 4,
-			    t->symtab + NSYMS * sizeof(Elf64_Sym),
+			    t->symtab + EHF_NSYMS * sizeof(Elf64_Sym),
 			    t->strtab + t->strsz };
 	for (unsigned i = 0; i < 3; i++)
 		end = ends[i] > end ? ends[i] : end;
@@ -505,7 +500,7 @@ static int check_symbols(ctx *c, const dyn_tags *t, uint64_t lo,
 	if (memcmp(&s, &null_sym, sizeof s) != 0)
 		return refuse(c, "symbol 0 is not the null symbol");
 	unsigned seen = 0;
-	for (unsigned i = 1; i < NSYMS; i++) {
+	for (unsigned i = 1; i < EHF_NSYMS; i++) {
 		memcpy(&s, c->img + t->symtab + i * sizeof s, sizeof s);
 		if (s.st_name >= t->strsz ||
 		    !memchr(c->img + t->strtab + s.st_name, 0, t->strsz - s.st_name))
