@@ -7,9 +7,10 @@
  * order of the checks is the order of the reasons a user sees: the ELF
  * header, then the ehelf note (so that an eh_elf of another ABI version is
  * named as such before its structure is judged), then the program headers,
- * the dynamic section, the hash table, the symbols, and ehelf_info; then
+ * the dynamic section, the hash table, the symbols and ehelf_info; then
  * the whole is held to the writer's layout (common/eh_elf_format.h) byte
- * for byte outside the blob, and the file's length to its end.
+ * for byte outside the blob, the file's length to its end, and the entry
+ * points to where ehelf_info records them.
  */
 #include "eh_elf_check.h"
 
@@ -28,12 +29,7 @@
 #define DT_RELRENT 37
 #endif
 
-enum {
-	PAGE = 0x1000,
-	MAX_PHDRS = 32,          /* more is refused before they are read */
-	NSYMS = 5,               /* the null symbol and the four of the ABI */
-	NOTE_NAME_PAD = 8,       /* "ehelf\0" padded to 4 */
-};
+enum { MAX_PHDRS = 32 };   /* more program headers are refused unread */
 
 typedef struct ctx {
 	const uint8_t *img;
@@ -289,7 +285,7 @@ static int check_segments(ctx *c, const segments *sg, uint64_t phend)
 {
 	const Elf64_Phdr *rx = sg->rx, *rw = sg->rw, *dyn = sg->dyn, *nt = sg->note;
 	if (rx->p_offset != 0 || rx->p_vaddr != 0 || rx->p_paddr != 0 ||
-	    rx->p_filesz != rx->p_memsz || rx->p_align != PAGE)
+	    rx->p_filesz != rx->p_memsz || rx->p_align != EHF_PAGE)
 		return refuse(c, "the R+X PT_LOAD is not the file's start, mapped "
 			      "at 0, as the eh_elf writer emits it");
 	if (!within(0, rx->p_filesz, c->len))
@@ -298,10 +294,10 @@ static int check_segments(ctx *c, const segments *sg, uint64_t phend)
 			      (unsigned long long)rx->p_filesz, c->len);
 	if (rx->p_filesz < phend)
 		return refuse(c, "the R+X segment does not hold the program headers");
-	if (rw->p_filesz != rw->p_memsz || rw->p_align != PAGE ||
+	if (rw->p_filesz != rw->p_memsz || rw->p_align != EHF_PAGE ||
 	    rw->p_paddr != rw->p_vaddr || rw->p_offset < rx->p_filesz ||
-	    rw->p_vaddr < align_up(rx->p_filesz, PAGE) ||
-	    rw->p_vaddr % PAGE != rw->p_offset % PAGE ||
+	    rw->p_vaddr < align_up(rx->p_filesz, EHF_PAGE) ||
+	    rw->p_vaddr % EHF_PAGE != rw->p_offset % EHF_PAGE ||
 	    !within(rw->p_vaddr, rw->p_memsz, UINT64_MAX / 2))
 		return refuse(c, "the R+W PT_LOAD is not the writer's: .dynamic "
 			      "alone, after the R+X segment, without .bss");
@@ -446,20 +442,20 @@ static int check_tables(ctx *c, const dyn_tags *t, uint64_t rx_size,
 			      (unsigned long long)t->hash);
 	uint32_t nb[2];
 	memcpy(nb, c->img + t->hash, sizeof nb);
-	if (nb[1] != NSYMS)
+	if (nb[1] != EHF_NSYMS)
 		return refuse(c, "hash table: %u symbols; an eh_elf has %u", nb[1],
-			      NSYMS);
+			      EHF_NSYMS);
 	if (nb[0] == 0 || !within(t->hash, (2ull + nb[0] + nb[1]) * 4, rx_size))
 		return refuse(c, "hash table: %u buckets, past the R+X segment",
 			      nb[0]);
 	for (uint64_t i = 0; i < (uint64_t)nb[0] + nb[1]; i++) {
 		uint32_t v;
 		memcpy(&v, c->img + t->hash + 8 + 4 * i, 4);
-		if (v >= NSYMS)
+		if (v >= EHF_NSYMS)
 			return refuse(c, "hash table: symbol index %u out of range", v);
 	}
 	if (t->symtab % 8 || t->symtab < phend ||
-	    !within(t->symtab, NSYMS * sizeof(Elf64_Sym), rx_size))
+	    !within(t->symtab, EHF_NSYMS * sizeof(Elf64_Sym), rx_size))
 		return refuse(c, "DT_SYMTAB %#llx: not in the R+X segment",
 			      (unsigned long long)t->symtab);
 	if (t->strtab < phend || t->strsz == 0 ||
@@ -470,7 +466,7 @@ static int check_tables(ctx *c, const dyn_tags *t, uint64_t rx_size,
 			      (unsigned long long)t->strsz);
 	uint64_t end = phend;
 	uint64_t ends[] = { t->hash + (2ull + nb[0] + nb[1]) * 4,
-			    t->symtab + NSYMS * sizeof(Elf64_Sym),
+			    t->symtab + EHF_NSYMS * sizeof(Elf64_Sym),
 			    t->strtab + t->strsz };
 	for (unsigned i = 0; i < 3; i++)
 		end = ends[i] > end ? ends[i] : end;
@@ -504,7 +500,7 @@ static int check_symbols(ctx *c, const dyn_tags *t, uint64_t lo,
 	if (memcmp(&s, &null_sym, sizeof s) != 0)
 		return refuse(c, "symbol 0 is not the null symbol");
 	unsigned seen = 0;
-	for (unsigned i = 1; i < NSYMS; i++) {
+	for (unsigned i = 1; i < EHF_NSYMS; i++) {
 		memcpy(&s, c->img + t->symtab + i * sizeof s, sizeof s);
 		if (s.st_name >= t->strsz ||
 		    !memchr(c->img + t->strtab + s.st_name, 0, t->strsz - s.st_name))
@@ -577,12 +573,11 @@ static bool same(const ctx *c, uint64_t off, const void *want, size_t n)
 }
 
 /* The first part of the file that is not what the writer emits with the
- * offsets O, a build-ID of BIDLEN bytes and the symbols VALUE (local,
- * remote, describe, info), or NULL; *CODE_SIZE receives .text's size
- * when there are section headers. */
+ * offsets O, a build-ID of BIDLEN bytes, the symbols VALUE (local,
+ * remote, describe, info) and CODE_SIZE bytes of code, or NULL. */
 static const char *differs(const ctx *c, const eh_elf_offsets *o,
 			   size_t bidlen, const uint64_t value[4],
-			   uint64_t *code_size)
+			   size_t code_size)
 {
 	Elf64_Ehdr eh;
 	eh_elf_ehdr(o, &eh);
@@ -635,34 +630,57 @@ static const char *differs(const ctx *c, const eh_elf_offsets *o,
 	    !zeros(c, o->shstr + sizeof EHF_SHSTR,
 		   o->shdr - o->shstr - sizeof EHF_SHSTR))
 		return ".shstrtab";
-	Elf64_Shdr text, sh[EHF_NSHDR];
-	if (!within(o->shdr, sizeof sh, c->len))
-		return "the section headers";
-	memcpy(&text, c->img + o->shdr + EHF_SHNDX_TEXT * sizeof text,
-	       sizeof text);
-	if (text.sh_size > o->end_rx - o->blob)
-		return "the section headers";
-	*code_size = text.sh_size;
-	eh_elf_shdrs(o, (size_t)text.sh_size, sh);
+	Elf64_Shdr sh[EHF_NSHDR];
+	eh_elf_shdrs(o, code_size, sh);
 	if (!same(c, o->shdr, sh, sizeof sh))
 		return "the section headers";
 	return NULL;
 }
 
+/* The entry points and ehelf_info are where the writer put them, as
+ * ehelf_info (INFO) records: ehelf_step_remote and ehelf_describe at their
+ * offsets from ehelf_step_local (VALUE[0]) in its order, inside the code,
+ * and ehelf_info right after the code, inside the R+X segment. */
+static int check_entries(ctx *c, const struct ehelf_info *info,
+			 uint64_t rx_size, const uint64_t value[4])
+{
+	if (!(0 < info->off_remote && info->off_remote < info->off_describe &&
+	      info->off_describe < info->code_size))
+		return refuse(c, "ehelf_info: the entry points are not in the "
+			      "code generator's order inside the code "
+			      "(ehelf_step_local, ehelf_step_remote at %#x, "
+			      "ehelf_describe at %#x, the code's end at %#x)",
+			      info->off_remote, info->off_describe,
+			      info->code_size);
+	static const char *const names[2] = { "ehelf_step_remote",
+					      "ehelf_describe" };
+	uint64_t want[2] = { value[0] + info->off_remote,
+			     value[0] + info->off_describe };
+	for (unsigned k = 0; k < 2; k++)
+		if (value[k + 1] != want[k])
+			return refuse(c, "%s (%#llx) is not where the eh_elf writer "
+				      "put it (%#llx, as ehelf_info records)",
+				      names[k], (unsigned long long)value[k + 1],
+				      (unsigned long long)want[k]);
+	uint64_t at = value[0] + align_up(info->code_size, 8);
+	if (value[3] != at || !within(at, sizeof *info, rx_size))
+		return refuse(c, "ehelf_info (%#llx) is not right after the code "
+			      "(%#llx), where the eh_elf writer puts it",
+			      (unsigned long long)value[3],
+			      (unsigned long long)at);
+	return 0;
+}
+
 /* The file is what the writer emits, the blob aside: for one of the code
  * alignments it uses, with the blob at ehelf_step_local (VALUE[0]) and
- * ending with the R+X segment, every byte of the headers, tables and
- * gaps, and the file's length.  Then what is known of the blob: the entry
- * points in the code in the code generator's order (local, remote,
- * describe), ehelf_info after them; with section headers, the entry
- * points inside .text and ehelf_info right after it. */
+ * ending with the R+X segment, its code of CODE_SIZE bytes, every byte of
+ * the headers, tables and gaps, and the file's length. */
 static int check_exact(ctx *c, const struct ehelf_note *note, uint64_t rx_size,
-		       bool sections, const uint64_t value[4])
+		       bool sections, const uint64_t value[4], size_t code_size)
 {
 	static const size_t aligns[] = { 64, 32, 16, 8 };
 	const char *why = NULL;
 	eh_elf_offsets o = { 0 };
-	uint64_t code_size = 0;
 	bool found = false, length = false;
 	for (unsigned i = 0; i < 4 && !found; i++) {
 		eh_elf_offsets t = eh_elf_offsets_of(note->build_id_len, aligns[i],
@@ -672,7 +690,7 @@ static int check_exact(ctx *c, const struct ehelf_note *note, uint64_t rx_size,
 		t = eh_elf_offsets_of(note->build_id_len, aligns[i],
 				      rx_size - t.blob, sections);
 		const char *w = differs(c, &t, note->build_id_len, value,
-					&code_size);
+					code_size);
 		if (!w && t.total == c->len) {
 			o = t;
 			found = true;
@@ -697,36 +715,33 @@ static int check_exact(ctx *c, const struct ehelf_note *note, uint64_t rx_size,
 	if (!found)
 		return refuse(c, "not exactly the eh_elf writer's structure: %s "
 			      "differs", why);
-	if (!(value[0] < value[1] && value[1] < value[2] && value[2] < value[3]))
-		return refuse(c, "the entry points and ehelf_info are not in the "
-			      "order of the code generator (ehelf_step_local, "
-			      "ehelf_step_remote, ehelf_describe, ehelf_info)");
-	if (sections && (value[2] >= o.blob + code_size ||
-			 value[3] != o.blob + ehf_align((size_t)code_size, 8)))
-		return refuse(c, "the entry points are not in .text, or ehelf_info "
-			      "not right after it");
 	return 0;
 }
 
-/* The fields of ehelf_info (at OFF) that can be checked: those the note
- * repeats, the build-ID's unused bytes (zeros), and the counts' order. */
+/* The fields of ehelf_info (at OFF, copied to *INFO) that can be checked:
+ * those the note repeats, the build-ID's unused bytes (zeros), the counts'
+ * order and the check word. */
 static int check_info(ctx *c, uint64_t off, const struct ehelf_note *note,
-		      uint64_t note_id)
+		      uint64_t note_id, struct ehelf_info *info)
 {
-	struct ehelf_info info;
-	memcpy(&info, c->img + off, sizeof info);
-	if (info.magic != EHELF_INFO_MAGIC || info.abi_version != note->abi_version ||
-	    info.flags != 0 || info.build_id_len != note->build_id_len ||
-	    memcmp(info.build_id, c->img + note_id, note->build_id_len) != 0)
+	memcpy(info, c->img + off, sizeof *info);
+	if (info->magic != EHELF_INFO_MAGIC ||
+	    info->abi_version != note->abi_version || info->flags != 0 ||
+	    info->build_id_len != note->build_id_len ||
+	    memcmp(info->build_id, c->img + note_id, note->build_id_len) != 0)
 		return refuse(c, "ehelf_info disagrees with the ehelf note");
-	for (size_t i = note->build_id_len; i < sizeof info.build_id; i++)
-		if (info.build_id[i])
+	for (size_t i = note->build_id_len; i < sizeof info->build_id; i++)
+		if (info->build_id[i])
 			return refuse(c, "ehelf_info: bytes after the build-ID are "
 				      "not zero");
-	if (info.pc_lo > info.pc_hi || info.rulesets == 0 ||
-	    info.unsupported >= info.rulesets || info.page_bits >= 64)
+	if (info->pc_lo > info->pc_hi || info->rulesets == 0 ||
+	    info->unsupported >= info->rulesets || info->page_bits >= 64)
 		return refuse(c, "ehelf_info: its address range or counts are "
 			      "inconsistent");
+	if (info->check != eh_elf_info_check(info))
+		return refuse(c, "ehelf_info: its check word (%#x) does not match "
+			      "its contents (%#x): the file is damaged",
+			      info->check, eh_elf_info_check(info));
 	return 0;
 }
 
@@ -769,8 +784,11 @@ int eh_elf_check(const uint8_t *img, size_t len, eh_elf_layout *l, char *why,
 	if (check_symbols(&c, &t, meta_end, rx_size, value) < 0)
 		return -1;
 
-	if (check_info(&c, value[3], &note, ns.desc + sizeof note) < 0 ||
-	    check_exact(&c, &note, rx_size, eh.e_shoff != 0, value) < 0)
+	struct ehelf_info info;
+	if (check_info(&c, value[3], &note, ns.desc + sizeof note, &info) < 0 ||
+	    check_exact(&c, &note, rx_size, eh.e_shoff != 0, value,
+			info.code_size) < 0 ||
+	    check_entries(&c, &info, rx_size, value) < 0)
 		return -1;
 
 	*l = (eh_elf_layout){

@@ -15,23 +15,27 @@
  * range, object ehelf_info of its exact size; no undefined, IFUNC or TLS
  * symbol), exactly one ehelf note (and no other) of the ABI version this
  * library reads, EHELF_ABI_VERSION (an older one is refused as "eh_elf
- * ABI version 2; this library reads 3: rebuild it with ehelf-batch"), and
+ * ABI version 4; this library reads 5: rebuild it with ehelf-batch"), and
  * an ehelf_info that repeats the note (its unused build-ID bytes zero,
- * its counts consistent).  Then the whole file outside the blob (code and
- * tables) must be byte for byte what the writer emits
- * (common/eh_elf_format.h): headers, the fields it leaves 0, tables,
- * every gap, the section headers when present, and the file's length;
- * ehelf_step_local at the blob's start, the entry points and ehelf_info
- * in the code generator's order.  Where ehelf_step_remote and
- * ehelf_describe lie inside the code, and ehelf_info's statistics, are
- * the code generator's alone: the signature's and the owner's to vouch
- * for (docs/trust.md).  The checks run in that order but for the note,
- * checked right after the ELF header so that an eh_elf of another ABI
- * version is named as such.  Reasons never echo bytes of the image
- * unescaped.
+ * its counts consistent) and whose check word matches its contents.
+ * Then the whole file outside the blob (code and tables) must be byte for
+ * byte what the writer emits (common/eh_elf_format.h): headers, the
+ * fields it leaves 0, tables, every gap, the section headers when
+ * present (.text of ehelf_info's code_size), and the file's length;
+ * ehelf_step_local at the blob's start, ehelf_step_remote and
+ * ehelf_describe at the offsets ehelf_info records, in that order inside
+ * the code, and ehelf_info right after the code.  So every byte outside
+ * the code and tables is either rebuilt and compared or, for ehelf_info's
+ * statistics, bound by its check word; the code and tables themselves are
+ * the signature's and the owner's to vouch for (docs/trust.md).  The
+ * checks run in that order but for the note, checked right after the ELF
+ * header so that an eh_elf of another ABI version is named as such.
+ * Reasons never echo bytes of the image unescaped.
  *
- * Used by the loader (object.c) on every eh_elf, local or fetched, and by
- * the fuzz target tests/fuzz/fuzz_eh_elf_check.c.
+ * Used by the loader (client-lib/trust.c, under ehelf_object_open) on
+ * every eh_elf, local or fetched, so by ehelf-compile before it writes
+ * one; by ehelf-server on each eh_elf it builds (server/ondemand.c); and
+ * by the fuzz target tests/fuzz/fuzz_eh_elf_check.c.
  */
 #ifndef EHELF_CLIENT_EH_ELF_CHECK_H
 #define EHELF_CLIENT_EH_ELF_CHECK_H

@@ -2,7 +2,9 @@
  * eh_elf_format.h - the bytes of an eh_elf outside its code and tables,
  * as eh_elf_write (builder/codegen/eh_elf_writer.c) lays them out: the
  * offsets, and the ELF header, program headers, note header, hash table,
- * symbols, .dynstr, .dynamic and section headers for given offsets.
+ * symbols, .dynstr, .dynamic and section headers for given offsets, and
+ * the fields of ehelf_info the writer fills (where the code and entry
+ * points are, the check word).
  * The validator (common/eh_elf_check.c) accepts a file only when
  * these describe it byte for byte; the writer and these must change
  * together (tests/unit/test_eh_elf_check.c holds the two to each other on
@@ -174,6 +176,36 @@ static inline void eh_elf_syms(uint64_t local, uint64_t remote, uint64_t info,
 			    .st_size = info_size };
 	s[4] = (Elf64_Sym){ .st_name = EHF_STR_DESCRIBE, .st_info = func,
 			    .st_shndx = EHF_SHNDX_TEXT, .st_value = describe };
+}
+
+/* ehelf_info's check word (ehelf_abi.h): the XOR of its 32-bit
+ * little-endian words before `check`, inverted.  Not a library's checksum:
+ * the validator links nothing (it is fuzzed alone and runs in every
+ * loader), and the word only has to catch damage, a forger being the
+ * signature's business; any one changed word changes it. */
+static inline uint32_t eh_elf_info_check(const struct ehelf_info *info)
+{
+	const uint8_t *p = (const uint8_t *)info;
+	uint32_t x = 0;
+	for (size_t i = 0; i < offsetof(struct ehelf_info, check); i += 4)
+		x ^= (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 |
+		     (uint32_t)p[i + 2] << 16 | (uint32_t)p[i + 3] << 24;
+	return ~x;
+}
+
+_Static_assert(offsetof(struct ehelf_info, check) % 4 == 0 &&
+	       sizeof(struct ehelf_info) == offsetof(struct ehelf_info, check) + 4,
+	       "ehelf_info: words before check, no padding after it");
+
+/* The fields of ehelf_info *INFO the writer fills: the code's size and the
+ * entry points' offsets from the code's start, then the check word. */
+static inline void eh_elf_info_seal(struct ehelf_info *info, size_t code_size,
+				    size_t off_remote, size_t off_describe)
+{
+	info->code_size = (uint32_t)code_size;
+	info->off_remote = (uint32_t)off_remote;
+	info->off_describe = (uint32_t)off_describe;
+	info->check = eh_elf_info_check(info);
 }
 
 /* .dynamic of O. */

@@ -4,7 +4,10 @@
  * everything but .dynamic, PT_LOAD RW for .dynamic, PT_DYNAMIC, PT_NOTE,
  * PT_GNU_STACK non-executable), the ehelf note, DT_HASH/.dynsym/.dynstr
  * for the four exported symbols, and, when asked for, section headers
- * for inspection tools (readelf -S, objdump -d).
+ * for inspection tools (readelf -S, objdump -d); every byte outside the
+ * blob as common/eh_elf_format.h lays it out.  It fills ehelf_info's
+ * code_size, off_remote, off_describe and check in the file (the blob's
+ * copy of ehelf_info has them 0).
  *
  * The output depends only on the inputs: no time, path or host enters it.
  */
@@ -28,7 +31,10 @@ typedef struct eh_elf_parts {
 } eh_elf_parts;
 
 /* Build the file image in *OUT (malloc'd, *LEN bytes).  Returns 0 or
- * ERR_NOMEM / ERR_ARG (build-ID longer than 64 bytes). */
+ * ERR_NOMEM / ERR_ARG (a build-ID longer than 64 bytes, or parts not laid
+ * out as the code generator does: ehelf_step_local at 0, then
+ * ehelf_step_remote and ehelf_describe inside the code, ehelf_info of
+ * sizeof(struct ehelf_info) bytes at the first multiple of 8 after it). */
 int eh_elf_write(const eh_elf_parts *p, uint8_t **out, size_t *len);
 
 #endif

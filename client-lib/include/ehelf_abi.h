@@ -1,10 +1,11 @@
 /*
- * ehelf_abi.h - the eh_elf binary interface, version 4.
+ * ehelf_abi.h - the eh_elf binary interface, version 5.
  *
- * Versions 3 and 4 (the entry points' contract is version 2's) changed
+ * Versions 3 to 5 (the entry points' contract is version 2's) changed
  * what is inside: the tables the entry points read and the code that
- * reads them, and (3) no section headers (docs/eh_elf.md); libehelf
- * refuses older eh_elfs, which ehelf-batch rebuilds.
+ * reads them, (3) no section headers (docs/eh_elf.md), (5) ehelf_info
+ * records where the code and the entry points are and ends with a check
+ * word; libehelf refuses older eh_elfs, which ehelf-batch rebuilds.
  *
  * An eh_elf is a self-contained x86_64 ELF shared object (ET_DYN, no
  * DT_NEEDED, no relocations, no constructors, no TEXTREL, non-executable
@@ -17,8 +18,8 @@
  *    descriptor is struct ehelf_note followed by the source's GNU build-ID
  *    bytes (so a file can be checked before it is mapped);
  *  - four dynamic symbols:
- *      ehelf_info         const struct ehelf_info (the same facts, and
- *                         table statistics);
+ *      ehelf_info         const struct ehelf_info (the same facts, table
+ *                         statistics, and where the entry points are);
  *      ehelf_step_local   ehelf_step_local_fn
  *      ehelf_step_remote  ehelf_step_remote_fn
  *      ehelf_describe     ehelf_describe_fn (since version 2)
@@ -82,7 +83,7 @@
 extern "C" {
 #endif
 
-#define EHELF_ABI_VERSION 4
+#define EHELF_ABI_VERSION 5
 #define EHELF_NOTE_NAME "ehelf"
 #define EHELF_NOTE_SOURCE 1
 #define EHELF_INFO_MAGIC 0x464c4845u /* "EHLF" */
@@ -149,7 +150,8 @@ struct ehelf_note {
 	uint32_t flags;          /* 0 */
 };
 
-/* The ehelf_info symbol. */
+/* The ehelf_info symbol: right after the code, at the first multiple of 8
+ * from ehelf_step_local + code_size. */
 struct ehelf_info {
 	uint32_t magic;          /* EHELF_INFO_MAGIC */
 	uint32_t abi_version;    /* EHELF_ABI_VERSION */
@@ -162,6 +164,15 @@ struct ehelf_info {
 	uint32_t rulesets;       /* distinct rule sets, including "none" */
 	uint32_t unsupported;    /* rule sets answering EHELF_E_UNSUPPORTED */
 	uint32_t page_bits;      /* lookup-table page size, log2 */
+	/* since version 5; offsets in bytes from ehelf_step_local (the
+	 * code's start) */
+	uint32_t code_size;      /* the code, ehelf_step_local's included */
+	uint32_t off_remote;     /* ehelf_step_remote */
+	uint32_t off_describe;   /* ehelf_describe */
+	uint32_t check;          /* the XOR of the 32-bit little-endian words
+				  * before it, inverted: any one word of
+				  * ehelf_info changed, this one included,
+				  * and the loader refuses the file */
 };
 
 #ifdef __cplusplus

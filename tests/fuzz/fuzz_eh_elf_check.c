@@ -6,7 +6,9 @@
  * must hold: every entry point and ehelf_info inside the R+X segment,
  * itself inside the input, in the code generator's order (local, remote,
  * describe, info), the code starting with a non-zero byte at
- * ehelf_step_local, and a one-line reason otherwise.
+ * ehelf_step_local, the entry points and ehelf_info where ehelf_info
+ * records them, its check word matching; and a one-line reason
+ * otherwise.
  *
  * Seeded by tests/fuzz/run-fuzz.sh with a real eh_elf (zoo.so's).
  */
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "../../common/eh_elf_check.h"
+#include "../../common/eh_elf_format.h"
 #include "../../client-lib/include/ehelf_abi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,6 +38,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    l.abi_version != EHELF_ABI_VERSION || l.build_id_len > 64 ||
 		    !(l.off_local < l.off_remote && l.off_remote < l.off_describe &&
 		      l.off_describe < l.off_info) || img[l.off_local] == 0)
+			__builtin_trap();
+		struct ehelf_info info;
+		memcpy(&info, img + l.off_info, sizeof info);
+		if (info.check != eh_elf_info_check(&info) ||
+		    l.off_remote != l.off_local + info.off_remote ||
+		    l.off_describe != l.off_local + info.off_describe ||
+		    l.off_info != l.off_local + ehf_align(info.code_size, 8))
 			__builtin_trap();
 	} else if (!why[0] || strchr(why, '\n')) {
 		__builtin_trap(); /* a refusal always says why, in one line */

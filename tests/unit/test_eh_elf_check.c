@@ -37,6 +37,7 @@
 #include <stdlib.h>
 
 #include "../../common/eh_elf_check.h"
+#include "../../common/eh_elf_format.h"
 #include "../../client-lib/trust.h"
 #include "eh_elf_image.h"
 #include "unit.h"
@@ -145,10 +146,47 @@ static void m_gnu_note(image *im)
 static void m_abi1(image *im) { im_note_desc(im)->abi_version = 1; }
 static void m_abi2(image *im) { im_note_desc(im)->abi_version = 2; }
 static void m_abi3(image *im) { im_note_desc(im)->abi_version = 3; }
-static void m_abi5(image *im) { im_note_desc(im)->abi_version = 5; }
+_Static_assert(EHELF_ABI_VERSION == 5, "the versions before and after, named "
+	       "in mutations[]");
+static void m_abi_prev(image *im)
+{
+	im_note_desc(im)->abi_version = EHELF_ABI_VERSION - 1;
+}
+static void m_abi_next(image *im)
+{
+	im_note_desc(im)->abi_version = EHELF_ABI_VERSION + 1;
+}
 static void m_note_magic(image *im) { im_note_desc(im)->magic ^= 1; }
 static void m_info_id(image *im) { im_info(im)->build_id[0] ^= 1; }
 static void m_info_abi(image *im) { im_info(im)->abi_version = 1; }
+static void m_remote_on(image *im) { im_sym(im, "ehelf_step_remote")->st_value++; }
+static void m_local_at_info(image *im)
+{
+	im_sym(im, "ehelf_step_local")->st_value = im_sym(im, "ehelf_info")->st_value;
+}
+static void m_describe_at_remote(image *im)
+{
+	im_sym(im, "ehelf_describe")->st_value =
+		im_sym(im, "ehelf_step_remote")->st_value;
+}
+static void m_info_rows(image *im) { im_info(im)->rows++; }
+static void m_info_entries(image *im) { im_info(im)->entries ^= 0x100; }
+static void m_info_check(image *im) { im_info(im)->check ^= 0x80000000u; }
+/* ehelf_info changed and its check word recomputed: the entry points'
+ * offsets, the code's size */
+static void reseal(image *im)
+{
+	struct ehelf_info *info = im_info(im);
+	info->check = eh_elf_info_check(info);
+}
+static void m_info_remote(image *im) { im_info(im)->off_remote += 16; reseal(im); }
+static void m_info_describe(image *im) { im_info(im)->off_describe--; reseal(im); }
+static void m_info_code(image *im) { im_info(im)->code_size += 8; reseal(im); }
+static void m_info_order(image *im)
+{
+	im_info(im)->off_describe = im_info(im)->off_remote;
+	reseal(im);
+}
 
 typedef struct mutation {
 	const char *name;
@@ -186,23 +224,45 @@ static const mutation mutations[] = {
 	{ "weak symbol", m_weak, "ehelf_step_local: not a global symbol" },
 	{ "symbol past the code", m_beyond, "ehelf_step_local: points outside the code" },
 	{ "symbol into the ELF header", m_into_header, "ehelf_step_remote: points outside the code" },
-	{ "ehelf_info of 100 bytes", m_info_size, "ehelf_info: 100 bytes, not 120" },
+	{ "ehelf_info of 100 bytes", m_info_size, "ehelf_info: 100 bytes, not 136" },
 	{ "unknown symbol name", m_symname, "(ehelf_inf0): not one of the eh_elf's four" },
 	{ "hash table of 6 symbols", m_nchain, "hash table: 6 symbols" },
 	{ "no ehelf note", m_no_note, "no ehelf note: not an eh_elf" },
 	{ "two ehelf notes", m_two_notes, "2 ehelf notes: an eh_elf has one" },
 	{ "a GNU note besides", m_gnu_note, "PT_NOTE: 1 note besides the ehelf note" },
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define READS "; this library reads " XSTR(EHELF_ABI_VERSION) ": "
 	{ "ABI version 1", m_abi1,
-	  "eh_elf ABI version 1; this library reads 4: rebuild it with ehelf-batch" },
+	  "eh_elf ABI version 1" READS "rebuild it with ehelf-batch" },
 	{ "ABI version 2", m_abi2,
-	  "eh_elf ABI version 2; this library reads 4: rebuild it with ehelf-batch" },
+	  "eh_elf ABI version 2" READS "rebuild it with ehelf-batch" },
 	{ "ABI version 3", m_abi3,
-	  "eh_elf ABI version 3; this library reads 4: rebuild it with ehelf-batch" },
-	{ "ABI version 5", m_abi5,
-	  "eh_elf ABI version 5; this library reads 4: a newer libehelf is needed" },
+	  "eh_elf ABI version 3" READS "rebuild it with ehelf-batch" },
+	{ "the ABI version before", m_abi_prev,
+	  "eh_elf ABI version 4" READS "rebuild it with ehelf-batch" },
+	{ "the ABI version after", m_abi_next,
+	  "eh_elf ABI version 6" READS "a newer libehelf is needed" },
 	{ "note magic", m_note_magic, "ehelf note: bad magic" },
 	{ "ehelf_info's build-ID", m_info_id, "ehelf_info disagrees with the ehelf note" },
 	{ "ehelf_info's ABI version", m_info_abi, "ehelf_info disagrees with the ehelf note" },
+	{ "ehelf_step_remote one byte on", m_remote_on,
+	  "ehelf_step_remote (0x" },
+	{ "ehelf_step_local at ehelf_info", m_local_at_info,
+	  "is not at the start of the code, where the eh_elf writer puts it" },
+	{ "ehelf_describe at ehelf_step_remote", m_describe_at_remote,
+	  "is not where the eh_elf writer put it" },
+	{ "ehelf_info's rows", m_info_rows, "ehelf_info: its check word" },
+	{ "ehelf_info's entries", m_info_entries, "ehelf_info: its check word" },
+	{ "ehelf_info's check word", m_info_check, "ehelf_info: its check word" },
+	{ "ehelf_info's off_remote, resealed", m_info_remote,
+	  "ehelf_step_remote (0x" },
+	{ "ehelf_info's off_describe, resealed", m_info_describe,
+	  "ehelf_describe (0x" },
+	{ "ehelf_info's code_size, resealed", m_info_code,
+	  "is not right after the code" },
+	{ "ehelf_info's entry order, resealed", m_info_order,
+	  "ehelf_info: the entry points are not in the code generator's order" },
 };
 
 /* IM must be refused with WANT, as bytes and as a file. */
@@ -329,25 +389,62 @@ static void truncations(const image *im)
 
 /* ---- every byte the check can know ------------------------------------------ */
 
-/* Is byte OFF of IM one only the code generator knows: the values of
- * ehelf_step_remote and ehelf_describe (where the code puts them), and
- * ehelf_info's address range and counts? */
-static bool codegen_byte(const image *im, uint64_t off)
+/* The byte classes of an eh_elf outside its code and tables, each of
+ * whose mutants is counted on its own. */
+enum byte_class { B_EHDR, B_PHDR, B_NOTE, B_HASH, B_SYM_VALUE, B_SYM, B_DYNSTR,
+		  B_GAP, B_INFO_NOTE, B_INFO_STATS, B_INFO_LAYOUT, B_DYNAMIC,
+		  B_SECTIONS, B_NCLASS };
+static const char *const class_names[B_NCLASS] = {
+	"ELF header", "program headers", "note", "hash table",
+	"symbols' st_value", "symbols' other fields", ".dynstr", "gaps",
+	"ehelf_info: the note's facts", "ehelf_info: statistics",
+	"ehelf_info: code size, entry offsets, check word", ".dynamic",
+	".shstrtab and section headers",
+};
+
+static bool in(uint64_t off, uint64_t lo, uint64_t n)
 {
-	const Elf64_Sym *sy[] = { im_sym(im, "ehelf_step_remote"),
-				  im_sym(im, "ehelf_describe") };
-	for (int i = 0; i < 2; i++) {
-		uint64_t v = (uint64_t)((const uint8_t *)&sy[i]->st_value - im->b);
-		if (off >= v && off < v + 8)
-			return true;
-	}
+	return off >= lo && off < lo + n;
+}
+
+/* The class of byte OFF of IM (outside its code and tables). */
+static enum byte_class class_of(const image *im, uint64_t off)
+{
+	const Elf64_Ehdr *eh = im_ehdr(im);
+	const Elf64_Phdr *nt = im_phdr(im, PT_NOTE, 0);
+	const Elf64_Phdr *dy = im_phdr(im, PT_DYNAMIC, 0);
 	uint64_t info = im_sym(im, "ehelf_info")->st_value;
-	return off >= info + offsetof(struct ehelf_info, pc_lo) &&
-	       off < info + sizeof(struct ehelf_info);
+	uint64_t sym = im_dyn_val(im, DT_SYMTAB);
+	if (in(off, 0, sizeof *eh))
+		return B_EHDR;
+	if (in(off, eh->e_phoff, eh->e_phnum * sizeof(Elf64_Phdr)))
+		return B_PHDR;
+	if (in(off, nt->p_offset, nt->p_filesz))
+		return B_NOTE;
+	if (in(off, im_dyn_val(im, DT_HASH), EHF_HASH_WORDS * 4))
+		return B_HASH;
+	if (in(off, sym, EHF_NSYMS * sizeof(Elf64_Sym)))
+		return (off - sym) % sizeof(Elf64_Sym) >=
+			       offsetof(Elf64_Sym, st_value) &&
+		       (off - sym) % sizeof(Elf64_Sym) <
+			       offsetof(Elf64_Sym, st_size) ? B_SYM_VALUE : B_SYM;
+	if (in(off, im_dyn_val(im, DT_STRTAB), im_dyn_val(im, DT_STRSZ)))
+		return B_DYNSTR;
+	if (in(off, info, offsetof(struct ehelf_info, pc_lo)))
+		return B_INFO_NOTE;
+	if (in(off, info, offsetof(struct ehelf_info, code_size)))
+		return B_INFO_STATS;
+	if (in(off, info, sizeof(struct ehelf_info)))
+		return B_INFO_LAYOUT;
+	if (in(off, dy->p_offset, dy->p_filesz))
+		return B_DYNAMIC;
+	if (eh->e_shoff && off >= dy->p_offset + dy->p_filesz)
+		return B_SECTIONS;
+	return B_GAP;
 }
 
 /* Each byte of IM outside the code and tables, set to each of its other
- * 255 values: refused unless codegen_byte (those accepted are counted). */
+ * 255 values: every one refused (counted by class). */
 static void every_byte(const char *name, const image *base)
 {
 	image im = image_copy(base);
@@ -358,34 +455,38 @@ static void every_byte(const char *name, const image *base)
 				  { end_rx, im.len } };
 	eh_elf_layout l;
 	char why[256];
-	long mutants = 0, bad = 0, codegen = 0;
+	long mutants[B_NCLASS] = { 0 }, bad[B_NCLASS] = { 0 }, all = 0, shown = 0;
 	for (int r = 0; r < 3; r++)
 		for (uint64_t off = ranges[r][0]; off < ranges[r][1]; off++) {
+			enum byte_class k = class_of(base, off);
 			uint8_t keep = im.b[off];
 			for (unsigned v = 0; v < 256; v++) {
 				if (v == keep)
 					continue;
 				im.b[off] = (uint8_t)v;
-				mutants++;
+				mutants[k]++;
+				all++;
 				if (eh_elf_check(im.b, im.len, &l, why, sizeof why) != 0)
 					continue;
-				if (codegen_byte(&im, off)) {
-					codegen++;
-				} else if (bad++ < 10) {
-					fprintf(stderr, "%s: byte %#llx set to %#x "
+				bad[k]++;
+				if (shown++ < 10)
+					fprintf(stderr, "%s: byte %#llx (%s) set to %#x "
 						"(from %#x) accepted\n", name,
-						(unsigned long long)off, v, keep);
-				}
+						(unsigned long long)off,
+						class_names[k], v, keep);
 			}
 			im.b[off] = keep;
 		}
 	CHECK(memcmp(im.b, base->b, im.len) == 0);
-	if (verbose || bad)
-		fprintf(stderr, "  %s: %ld mutants, %ld accepted outside the code "
-			"generator's bytes, %ld accepted in them\n", name, mutants,
-			bad, codegen);
-	CHECK(mutants > 100000 || (mutants > 40000 && !strcmp(name, "zoo")));
-	CHECK(bad == 0);
+	for (int k = 0; k < B_NCLASS; k++) {
+		if (verbose || bad[k])
+			fprintf(stderr, "  %s: %s: %ld mutants, %ld accepted\n",
+				name, class_names[k], mutants[k], bad[k]);
+		CHECK(bad[k] == 0);
+		/* every class is fed, but section headers only where present */
+		CHECK(mutants[k] > 0 || (k == B_SECTIONS && !im_ehdr(base)->e_shoff));
+	}
+	CHECK(all > 100000 || (all > 40000 && !strcmp(name, "zoo")));
 	free(im.b);
 }
 
