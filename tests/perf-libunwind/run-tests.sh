@@ -15,7 +15,8 @@
 #    loopback (a signed store) and an empty cache: the same output, the
 #    eh_elfs fetched in the background into the cache, and a second run
 #    unwinding with them from the cache;
-#  - a libunwind-ptrace program walking a stopped child, and
+#  - a libunwind-ptrace program walking a stopped child (with the
+#    callee-saved registers of frames that hold known values), and
 #    unw_init_remote(unw_local_addr_space) walking its own thread: the
 #    same frames; a space that is no one's is refused.
 # First, remote_module_read (how a module's bias and build-ID are read
@@ -174,6 +175,10 @@ echo "perf-libunwind: libunwind-ptrace and unw_init_remote(unw_local_addr_space)
 for walk in ptrace local; do
 	"$bins/remote_walk" $walk >"$T/walk.alone" ||
 		bad "remote_walk $walk alone: did not reach main"
+	# rbx and r12-r15 of the three frames of middle, as they hold them
+	[ $walk != ptrace ] ||
+		check "remote_walk ptrace alone: middle's rbx and r12-r15 in its 3 frames" \
+			test "$(grep -cE 'registers: 0:0xb0[0-2] 0:0xc0[0-2] 0:0xd0[0-2] 0:0xe0[0-2] 0:0xf0[0-2]$' "$T/walk.alone")" = 3
 	for mode in all none; do
 		if preload $mode "$bins/remote_walk" $walk >"$T/walk.$mode"; then
 			check "remote_walk $walk, eh_elfs for $mode modules: the same frames ($(wc -l <"$T/walk.alone"))" \
