@@ -105,7 +105,10 @@ for name in c python; do
 		r=$(ratio "$alone" "$pre")
 		fr=$(ratio "$alone" "$floor")
 		verdict=$(awk -v r="$r" -v f="$fr" 'BEGIN {
-			print r <= 0.6 ? "met" : f > 0.6 ? "not met: floor above 0.6" : "not met" }')
+			v = "not met"
+			if (r + 0 <= 0.6) v = "met"
+			else if (f + 0 > 0.6) v = "not met: floor above 0.6"
+			print v }')
 		printf '%-8s %-30s %8s %8s %8s %9s %9s  %s\n' "$name" \
 			"${cmd/-F $fields/-F ...}" "$alone" "$pre" "$floor$mark" "$r" \
 			"$fr" "$verdict"
