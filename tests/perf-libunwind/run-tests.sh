@@ -9,6 +9,9 @@
 #    "Tip" line), with eh_elfs for every module (most steps by eh_elfs),
 #    for some (libc's left out: both ways) and for none (every step by
 #    the side libunwind);
+#  - `perf top -p PID --call-graph dwarf` on a running process (its
+#    modules known by their executable mappings alone): steps by
+#    eh_elfs, call chains to the program's start;
 #  - `strace -k` (libunwind-ptrace) on a short command: the same stack
 #    traces, with and without eh_elfs;
 #  - fetching: perf preloaded with $EHELF_URLS naming an ehelf-server on
@@ -117,6 +120,22 @@ for rec in c python; do
 	k=$(grep -c 'ffffffffffffffff \[unknown\]' "$T/script.alone" || true)
 	ok "$rec: $k trailing ffffffffffffffff frames of libunwind's, the same with ehelf"
 done
+
+echo "perf-libunwind: perf top"
+# a running process: perf top knows only its executable mappings (no ELF
+# header to read a build-ID from); the modules must still be unwound by
+# their eh_elfs, through to the program's start
+"$bins/workload" 100000 100000 >/dev/null &
+wpid=$!
+sleep 0.5
+preload all timeout -s INT 4 perf top -p $wpid --call-graph dwarf -e cpu-clock \
+	--stdio -d 1 >"$T/top.out" || true
+kill $wpid 2>/dev/null || true
+wait $wpid 2>/dev/null || true
+check "perf top -p, eh_elfs for all modules: steps ($(steps "$T/err")) as expected" \
+	steps_as all "$T/err"
+check "perf top -p: call chains unwound to __libc_start_call_main" \
+	grep -aq __libc_start_call_main "$T/top.out"
 
 echo "perf-libunwind: strace -k"
 strace_k() { # strace -k of echo, libehelf-unwind left out of the traced command
