@@ -515,6 +515,29 @@ static inline bool outermost_in_sets(const ehelf_space *s, uint64_t rip,
 	return true;
 }
 
+int unwind_step_lean(const ehelf_space *s, ehelf_regs *r, bool exact,
+		     const reader *rd)
+{
+	uint64_t rip = r->r[EHELF_RIP], sp = r->r[EHELF_RSP];
+	uint64_t rbp = r->r[EHELF_RBP];
+	uint32_t valid = r->valid & EHELF_VALID_REGS, lazy = 0;
+	step_trace t = { NULL, false, 0, false };
+	if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact, reader_window(rd),
+			rd, &t, &lazy, false)) {
+		if ((lazy >> EHELF_RBP) & 1) /* where it is, inside the window */
+			memcpy(&rbp, (const void *)(uintptr_t)rbp, 8);
+		r->r[EHELF_RIP] = rip;
+		r->r[EHELF_RSP] = sp;
+		r->r[EHELF_RBP] = rbp;
+		r->valid = valid;
+		return EHELF_STEP;
+	}
+	if (t.marker == STEP_CACHE_OUTERMOST_P ||
+	    outermost_in_sets(s, r->r[EHELF_RIP], exact, &t))
+		return EHELF_OUTERMOST;
+	return UNWIND_DECLINED;
+}
+
 /* Whether slow_step would stop at the frame whose rip is RIP without
  * reading any register: a return address in no module, or in one without
  * an eh_elf when libdw is not to be asked, and no frame-pointer guess. */

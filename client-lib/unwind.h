@@ -36,6 +36,18 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		const reader *rd, unsigned flags, uint32_t *path,
 		step_trace *trace, uint32_t *lazy);
 
+/* One step of the frame in *R from the step cache alone, lean (cached_step's
+ * TRACK false): EHELF_STEP with rip, rsp, rbp and valid of *R the caller's
+ * and rbx and r12-r15 left as they were (not the caller's: a caller that
+ * needs them steps again from registers it knows, with unwind_step);
+ * EHELF_OUTERMOST when the cache marks the frame's row as the outermost
+ * (no register needed); else UNWIND_DECLINED, *R unchanged: unwind_step
+ * must do the step, from the frame's complete registers.  For readers
+ * that are not local (remote spaces). */
+enum { UNWIND_DECLINED = 2 }; /* beside EHELF_STEP (0), EHELF_OUTERMOST (1) */
+int unwind_step_lean(const ehelf_space *s, ehelf_regs *r, bool exact,
+		     const reader *rd);
+
 /* Internal unwinding flag, beside the public EHELF_UNWIND_* (cleared
  * from callers' flags): the step from the first frame of a remote or
  * snapshot unwind, whose caller may have the same stack pointer. */

@@ -12,28 +12,50 @@
 #include "remote_delegate.h"
 #include "remote_side.h"
 
-int remote_init(unw_cursor_t *c, remote_space *rs, void *arg)
+/* the registers a step always needs: read at unw_init_remote, the
+ * others when something needs them (complete()) */
+#define EAGER_REGS ((1u << EHELF_RIP) | (1u << EHELF_RSP) | (1u << EHELF_RBP))
+/* those of REGS a lean step leaves as they were */
+#define LEAN_STALE_REGS                                                         \
+	((1u << EHELF_RBX) | (1u << EHELF_R12) | (1u << EHELF_R13) |           \
+	 (1u << EHELF_R14) | (1u << EHELF_R15))
+
+/* Read the registers of MASK through the caller's access_reg into R;
+ * rip's or rsp's error code, else 0 (others that fail stay unknown). */
+static int read_regs(remote_space *rs, void *arg, uint32_t mask, ehelf_regs *r)
 {
-	remote_cursor *k = (remote_cursor *)c;
-	memset(k, 0, sizeof *k);
-	remote_space_pickup(rs);
-	/* every register the caller's access_reg gives: those without a
-	 * rule keep frame 0's value from frame to frame, as in libunwind */
-	for (int i = 0; i < EHELF_NREGS; i++) {
+	for (uint32_t m = mask; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
 		unw_word_t v;
 		int rc = rs->acc.access_reg((unw_addr_space_t)rs, i, &v, 0, arg);
 		if (rc < 0 && (i == EHELF_RIP || i == EHELF_RSP))
 			return rc; /* libunwind's init fails on those alone */
 		if (rc >= 0) {
-			k->regs.r[i] = v;
-			k->regs.valid |= 1u << i;
+			r->r[i] = v;
+			r->valid |= 1u << i;
 		}
 	}
+	return 0;
+}
+
+int remote_init(unw_cursor_t *c, remote_space *rs, void *arg)
+{
+	remote_cursor *k = (remote_cursor *)c;
+	memset(k, 0, sizeof *k);
+	remote_space_pickup(rs);
+	/* every register the caller's access_reg gives (rip, rsp and rbp
+	 * now, the others on demand): those without a rule keep frame 0's
+	 * value from frame to frame, as in libunwind */
+	int rc = read_regs(rs, arg, EAGER_REGS, &k->regs);
+	if (rc < 0)
+		return rc;
+	k->pending = EHELF_VALID_REGS & ~EAGER_REGS;
 	k->magic = REMOTE_CURSOR_MAGIC;
 	k->frame0 = k->regs;
+	k->anchor = k->regs;
 	k->replayable = true;
-	k->exact = true;
-	k->first = true;
+	k->exact = k->anchor_exact = true;
+	k->first = k->anchor_first = true;
 	k->rs = rs;
 	k->arg = arg;
 	return 0;
@@ -55,12 +77,13 @@ static int remote_read(void *arg, uint64_t addr, uint64_t *value)
 	return 0;
 }
 
-/* The step by K's module's eh_elf: 1 (K the caller), 0 (the outermost
+/* The complete step by K's module's eh_elf, from registers that are the
+ * frame's (no lean step since): 1 (K the caller), 0 (the outermost
  * frame), or -1 when ehelf cannot step it (no module, no eh_elf, a pc its
  * eh_elf does not cover, a read that failed, a stack pointer that went
  * down, a caller at pc 0): the side then does, with libunwind's own
  * outcome. */
-static int ehelf_step(remote_cursor *k)
+static int full_step(remote_cursor *k)
 {
 	remote_space *rs = k->rs;
 	uint64_t pc = k->regs.r[EHELF_RIP] - !k->exact;
@@ -99,6 +122,77 @@ static int ehelf_step(remote_cursor *k)
 	return 1;
 }
 
+/* K at its ANCHOR again, LEAN 0. */
+static void set_anchor(remote_cursor *k)
+{
+	k->anchor = k->regs;
+	k->anchor_exact = k->exact;
+	k->anchor_first = k->first;
+	k->lean = 0;
+}
+
+/* From registers FROM (EXACT, FIRST as there), N complete steps again,
+ * each of which succeeded before: 0, or -1 if one did not now. */
+static int redo(remote_cursor *k, const ehelf_regs *from, bool exact,
+		bool first, unsigned n)
+{
+	k->regs = *from;
+	k->exact = exact;
+	k->first = first;
+	k->signal = false;
+	for (unsigned i = 0; i < n; i++) {
+		if (full_step(k) != 1)
+			return -1;
+		k->first = false;
+	}
+	return 0;
+}
+
+/* Make K's registers all the frame's: the registers of frame 0 not read
+ * yet read now and the walk stepped again from frame 0, or, after lean
+ * steps, stepped again from the anchor, completely.  Reads and may learn
+ * modules (as its steps did): not from a step's inside. */
+static void complete(remote_cursor *k)
+{
+	if (!k->pending && !k->lean)
+		return;
+	bool signal = k->signal, first = k->first;
+	int rc;
+	if (k->pending) {
+		read_regs(k->rs, k->arg, k->pending, &k->frame0);
+		k->pending = 0;
+		rc = redo(k, &k->frame0, true, true, k->depth);
+	} else {
+		rc = redo(k, &k->anchor, k->anchor_exact, k->anchor_first,
+			  k->lean);
+	}
+	if (rc < 0) /* not the same walk (cannot happen): what is known */
+		k->regs.valid &= ~LEAN_STALE_REGS;
+	k->signal = signal;
+	k->first = first;
+	if (k->ended)
+		k->regs.r[EHELF_RIP] = 0;
+	set_anchor(k);
+}
+
+/* The step by the step cache alone, lean (unwind_step_lean): 1 (K the
+ * caller), 0 (the outermost frame) or -1 (the complete step must do it). */
+static int lean_step(remote_cursor *k)
+{
+	remote_mem mem = { k->rs, k->arg };
+	reader rd = { .local = false, .read = remote_read, .arg = &mem };
+	int st = unwind_step_lean(k->rs->space, &k->regs, k->exact, &rd);
+	if (st == EHELF_OUTERMOST)
+		return 0;
+	if (st != EHELF_STEP)
+		return -1;
+	k->regs.valid &= EHELF_VALID_REGS;
+	k->signal = false;
+	k->exact = false;
+	k->lean++;
+	return 1;
+}
+
 /* steps by eh_elfs and by the side, for EHELF_VERBOSE's line at exit
  * (relaxed: a count, not an order) */
 static atomic_ulong steps_ehelf, steps_side;
@@ -114,18 +208,38 @@ __attribute__((destructor)) static void remote_report(void)
 
 int remote_step(remote_cursor *k)
 {
-	int rc = ehelf_step(k);
+	int rc = lean_step(k);
 	if (rc < 0) {
-		rc = delegate_step(k);
-		atomic_fetch_add_explicit(&steps_side, 1, memory_order_relaxed);
+		/* from the frame's own registers: after lean steps, the
+		 * anchor's stepped again; those of frame 0 not read yet are
+		 * read when the step cannot do without them */
+		if (k->lean)
+			complete(k);
+		rc = full_step(k);
+		if (rc < 0 && k->pending) {
+			complete(k);
+			rc = full_step(k);
+		}
+		if (rc < 0) {
+			complete(k);
+			rc = delegate_step(k);
+			atomic_fetch_add_explicit(&steps_side, 1, memory_order_relaxed);
+		} else {
+			atomic_fetch_add_explicit(&steps_ehelf, 1, memory_order_relaxed);
+		}
+		k->first = false;
+		if (rc > 0)
+			set_anchor(k);
 	} else {
 		atomic_fetch_add_explicit(&steps_ehelf, 1, memory_order_relaxed);
+		k->first = false;
 	}
-	k->first = false;
 	if (rc > 0)
 		k->depth++;
-	if (rc == 0) /* as libunwind leaves it at the end */
+	if (rc == 0) { /* as libunwind leaves it at the end */
 		k->regs.r[EHELF_RIP] = 0;
+		k->ended = true;
+	}
 	return rc;
 }
 
@@ -133,7 +247,11 @@ int remote_get_reg(remote_cursor *k, int reg, unw_word_t *v)
 {
 	if (reg == UNW_X86_64_CFA) /* libunwind's cfa: the frame's rsp */
 		reg = EHELF_RSP;
-	if (reg < 0 || reg >= EHELF_NREGS || !((k->regs.valid >> reg) & 1))
+	if (reg < 0 || reg >= EHELF_NREGS)
+		return -UNW_EBADREG;
+	if (!((EAGER_REGS >> reg) & 1))
+		complete(k);
+	if (!((k->regs.valid >> reg) & 1))
 		return -UNW_EBADREG;
 	*v = k->regs.r[reg];
 	return 0;
@@ -145,9 +263,11 @@ int remote_set_reg(remote_cursor *k, int reg, unw_word_t v)
 		return -UNW_EREADONLYREG;
 	if (reg < 0 || reg >= EHELF_NREGS)
 		return -UNW_EBADREG;
+	complete(k);
 	k->regs.r[reg] = v;
 	k->regs.valid |= 1u << reg;
 	k->replayable = false;
+	set_anchor(k);
 	return 0;
 }
 
@@ -213,23 +333,27 @@ static int q_apply(unw_cursor_t *s, void *a)
 int remote_get_fpreg(remote_cursor *k, int reg, unw_fpreg_t *v)
 {
 	reg_arg a = { reg, v, 0 };
+	complete(k);
 	return delegate_replay(k, q_get_fpreg, &a);
 }
 
 int remote_set_fpreg(remote_cursor *k, int reg, unw_fpreg_t v)
 {
 	reg_arg a = { reg, NULL, v };
+	complete(k);
 	return delegate_replay(k, q_set_fpreg, &a);
 }
 
 int remote_get_save_loc(remote_cursor *k, int reg, unw_save_loc_t *loc)
 {
 	reg_arg a = { reg, loc, 0 };
+	complete(k);
 	return delegate_replay(k, q_save_loc, &a);
 }
 
 int remote_get_proc_info(remote_cursor *k, unw_proc_info_t *pi)
 {
+	complete(k);
 	return delegate_query(k, q_proc_info, pi);
 }
 
@@ -237,6 +361,7 @@ int remote_get_proc_name(remote_cursor *k, char *buf, size_t len,
 			 unw_word_t *off)
 {
 	name_arg a = { buf, len, off };
+	complete(k);
 	int rc = delegate_query(k, q_proc_name, &a);
 	/* the side was at pc - 1: libunwind's offset is from pc */
 	if (rc == 0 && off && !k->exact)
@@ -248,16 +373,19 @@ int remote_reg_states_iterate(remote_cursor *k, unw_reg_states_callback cb,
 			      void *token)
 {
 	iterate_arg a = { cb, token };
+	complete(k);
 	return delegate_query(k, q_iterate, &a);
 }
 
 int remote_apply_reg_state(remote_cursor *k, void *reg_states_data)
 {
+	complete(k);
 	int rc = delegate_update(k, q_apply, reg_states_data);
 	if (rc >= 0) {
 		k->exact = false; /* a caller's frame, as after a step */
 		k->first = false;
 		k->replayable = false;
+		set_anchor(k);
 	}
 	return rc;
 }
@@ -266,6 +394,7 @@ int remote_resume(remote_cursor *k)
 {
 	if (!k->rs->acc.resume)
 		return -UNW_EINVAL;
+	complete(k);
 	return k->rs->acc.resume((unw_addr_space_t)k->rs, (unw_cursor_t *)k,
 				 k->arg);
 }

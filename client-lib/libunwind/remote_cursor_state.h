@@ -27,9 +27,20 @@ typedef struct remote_cursor {
 	void *arg;       /* the caller's, for its accessors */
 	bool replayable; /* the frame is DEPTH steps from FRAME0 (no register
 			  * set, no register state applied since) */
+	bool ended;      /* the last step returned 0 */
+	bool anchor_exact, anchor_first; /* EXACT, FIRST at ANCHOR's frame */
 	unsigned depth;
-	ehelf_regs regs; /* the frame's registers (valid: which are known) */
+	uint32_t pending; /* registers of frame 0 not read yet through the
+			   * caller's access_reg (all but rip, rsp and rbp
+			   * until something needs them); only while every
+			   * step so far was ehelf's */
+	unsigned lean;   /* steps since ANCHOR's frame by the step cache
+			  * alone (unwind_step_lean): rbx and r12-r15 of REGS
+			  * are not the frame's then */
+	ehelf_regs regs; /* the frame's registers (valid: which are known;
+			  * rip, rsp and rbp always the frame's) */
 	ehelf_regs frame0; /* frame 0's */
+	ehelf_regs anchor; /* those of the frame LEAN steps below */
 } remote_cursor;
 
 _Static_assert(sizeof(remote_cursor) <= sizeof(unw_cursor_t),

@@ -7,6 +7,7 @@
 
 #include "../space.h"
 #include "remote_fetch.h"
+#include "remote_file.h"
 #include "remote_module.h"
 #include "remote_side.h"
 
@@ -70,8 +71,12 @@ void remote_space_learn_table(remote_space *rs, const unw_dyn_info_t *di,
 	if (di->start_ip >= di->end_ip || space_find(rs->space, di->start_ip))
 		return;
 	remote_module m;
-	remote_module_read((unw_addr_space_t)rs, &rs->acc, arg, di->start_ip,
-			   di->end_ip, &m);
+	/* no ELF header in memory (perf top: running processes' executable
+	 * mappings alone): the file perf opened for the table */
+	if (remote_module_read((unw_addr_space_t)rs, &rs->acc, arg, di->start_ip,
+			       di->end_ip, &m) < 0 &&
+	    di->format == UNW_INFO_FORMAT_REMOTE_TABLE)
+		remote_file_find(di->start_ip, di->end_ip, di->u.rti.segbase, &m);
 	ehelf_module_desc d = {
 		.start = m.start, .end = m.end, .bias = m.bias, .path = NULL,
 		.build_id = m.build_id, .build_id_len = m.build_id_len,

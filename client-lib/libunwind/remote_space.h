@@ -8,7 +8,8 @@
  *
  * Modules are learned from the unwind tables the caller's find_proc_info
  * hands to dwarf_search_unwind_table (their address range), their
- * build-IDs read through access_mem (remote_module.h).  Not thread-safe:
+ * build-IDs read through access_mem (remote_module.h), else from the
+ * file perf has open for the table (remote_file.h).  Not thread-safe:
  * a space is used by one thread at a time, as libunwind's remote spaces
  * with perf and strace.
  */

@@ -12,7 +12,8 @@
  *                        address space that is no one's: unw_init_remote
  *                        must refuse it
  * Each line: the procedure's name and offset, and whether the frame is a
- * signal frame; for ptrace, also its procedure info, rbx's save location
+ * signal frame; for ptrace, also rbx and r12-r15 in the frames of middle
+ * (asked first, before any other query), its procedure info, rbx's save location
  * and its register states (unw_get_proc_info, unw_get_save_loc,
  * unw_reg_states_iterate).  Exit 0 when the walk reached main, else 1.
  */
@@ -37,11 +38,23 @@ static int count_states(void *token, void *data, size_t size,
 
 /* The frame's procedure info, rbx's save location and its register
  * states, in numbers that do not depend on where things are loaded. */
-static void details(unw_cursor_t *c)
+static void details(unw_cursor_t *c, const char *name)
 {
 	unw_proc_info_t pi;
 	unw_word_t ip = 0;
 	unw_get_reg(c, UNW_REG_IP, &ip);
+	if (!strcmp(name, "middle")) { /* the values middle holds */
+		static const int regs[] = { UNW_X86_64_RBX, UNW_X86_64_R12,
+					    UNW_X86_64_R13, UNW_X86_64_R14,
+					    UNW_X86_64_R15 };
+		printf("   registers:");
+		for (size_t i = 0; i < sizeof regs / sizeof *regs; i++) {
+			unw_word_t v = 0;
+			int r = unw_get_reg(c, regs[i], &v);
+			printf(" %d:%#lx", r, (unsigned long)v);
+		}
+		printf("\n");
+	}
 	int rc = unw_get_proc_info(c, &pi);
 	if (rc == 0)
 		printf("   proc: pc at +%#lx of %#lx bytes, lsda %d, handler %d\n",
@@ -73,7 +86,7 @@ static int walk(unw_cursor_t *c)
 		       unw_is_signal_frame(c) > 0 ? " [signal]" : "");
 		found_main |= !strcmp(name, "main");
 		if (with_details)
-			details(c);
+			details(c, name);
 		n++;
 	} while ((rc = unw_step(c)) > 0 && n < 64);
 	if (rc < 0)
@@ -100,13 +113,23 @@ __attribute__((noinline)) static void stop_here(void)
 	raise(SIGSTOP);
 }
 
+/* Each depth holds its own values in rbx and r12-r15 across its call,
+ * so that each saves its caller's: the walk prints them for these
+ * frames (the same in every run). */
 __attribute__((noinline)) static void middle(int depth)
 {
+	register unsigned long b __asm__("rbx") = 0xb00 + depth;
+	register unsigned long r12 __asm__("r12") = 0xc00 + depth;
+	register unsigned long r13 __asm__("r13") = 0xd00 + depth;
+	register unsigned long r14 __asm__("r14") = 0xe00 + depth;
+	register unsigned long r15 __asm__("r15") = 0xf00 + depth;
+	__asm__ volatile("" : "+r"(b), "+r"(r12), "+r"(r13), "+r"(r14), "+r"(r15));
 	if (depth > 0)
 		middle(depth - 1);
 	else
 		stop_here();
-	__asm__ volatile("" ::: "memory"); /* not a tail call */
+	__asm__ volatile("" ::"r"(b), "r"(r12), "r"(r13), "r"(r14), "r"(r15)
+			 : "memory"); /* live across the call; not a tail call */
 }
 
 static int ptrace_walk(void)

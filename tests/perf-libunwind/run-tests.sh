@@ -9,13 +9,17 @@
 #    "Tip" line), with eh_elfs for every module (most steps by eh_elfs),
 #    for some (libc's left out: both ways) and for none (every step by
 #    the side libunwind);
+#  - `perf top -p PID --call-graph dwarf` on a running process (its
+#    modules known by their executable mappings alone): steps by
+#    eh_elfs, call chains to the program's start;
 #  - `strace -k` (libunwind-ptrace) on a short command: the same stack
 #    traces, with and without eh_elfs;
 #  - fetching: perf preloaded with $EHELF_URLS naming an ehelf-server on
 #    loopback (a signed store) and an empty cache: the same output, the
 #    eh_elfs fetched in the background into the cache, and a second run
 #    unwinding with them from the cache;
-#  - a libunwind-ptrace program walking a stopped child, and
+#  - a libunwind-ptrace program walking a stopped child (with the
+#    callee-saved registers of frames that hold known values), and
 #    unw_init_remote(unw_local_addr_space) walking its own thread: the
 #    same frames; a space that is no one's is refused.
 # First, remote_module_read (how a module's bias and build-ID are read
@@ -117,6 +121,22 @@ for rec in c python; do
 	ok "$rec: $k trailing ffffffffffffffff frames of libunwind's, the same with ehelf"
 done
 
+echo "perf-libunwind: perf top"
+# a running process: perf top knows only its executable mappings (no ELF
+# header to read a build-ID from); the modules must still be unwound by
+# their eh_elfs, through to the program's start
+"$bins/workload" 100000 100000 >/dev/null &
+wpid=$!
+sleep 0.5
+preload all timeout -s INT 4 perf top -p $wpid --call-graph dwarf -e cpu-clock \
+	--stdio -d 1 >"$T/top.out" || true
+kill $wpid 2>/dev/null || true
+wait $wpid 2>/dev/null || true
+check "perf top -p, eh_elfs for all modules: steps ($(steps "$T/err")) as expected" \
+	steps_as all "$T/err"
+check "perf top -p: call chains unwound to __libc_start_call_main" \
+	grep -aq __libc_start_call_main "$T/top.out"
+
 echo "perf-libunwind: strace -k"
 strace_k() { # strace -k of echo, libehelf-unwind left out of the traced command
 	strace -E LD_PRELOAD -E EHELF_VERBOSE -E EHELF_PATH -qq -k -e trace=write,openat \
@@ -174,6 +194,10 @@ echo "perf-libunwind: libunwind-ptrace and unw_init_remote(unw_local_addr_space)
 for walk in ptrace local; do
 	"$bins/remote_walk" $walk >"$T/walk.alone" ||
 		bad "remote_walk $walk alone: did not reach main"
+	# rbx and r12-r15 of the three frames of middle, as they hold them
+	[ $walk != ptrace ] ||
+		check "remote_walk ptrace alone: middle's rbx and r12-r15 in its 3 frames" \
+			test "$(grep -cE 'registers: 0:0xb0[0-2] 0:0xc0[0-2] 0:0xd0[0-2] 0:0xe0[0-2] 0:0xf0[0-2]$' "$T/walk.alone")" = 3
 	for mode in all none; do
 		if preload $mode "$bins/remote_walk" $walk >"$T/walk.$mode"; then
 			check "remote_walk $walk, eh_elfs for $mode modules: the same frames ($(wc -l <"$T/walk.alone"))" \
