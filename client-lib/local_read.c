@@ -2,8 +2,11 @@
 #define _GNU_SOURCE
 #include "local_read.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <string.h>
-#include <sys/uio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "walk_hot.h"
@@ -24,25 +27,50 @@ static __thread struct {
 	local_range r;
 	local_range *self;
 } known __attribute__((tls_model("initial-exec")));
-/* This process, asked each time: a pid kept from before a fork(2) would
- * make the child read its parent's memory (or fail to, under Yama).  A
- * system call, on paths that make one anyway. */
-static pid_t self(void)
+/*
+ * A page is readable when the kernel can copy a byte of it: a write(2) of
+ * one byte from the page into a pipe of our own, which fails with EFAULT
+ * otherwise.  These are the system calls libunwind makes to validate an
+ * address (and pipe2 to open the pipe, on first use or when the program
+ * closed it), so that an unwind makes no system call libunwind does not.
+ * The pipe is drained by a read(2) before each batch of writes; both ends
+ * are non-blocking, and its two descriptors are kept in one atomic word
+ * (0: not open), so that threads and signal handlers share it without a
+ * lock.  Raw system calls: not cancellation points, no errno left behind.
+ */
+static _Atomic uint64_t validate_pipe;
+
+static uint64_t pipe_open(uint64_t stale)
 {
-	return getpid();
+	int fds[2];
+	if (syscall(SYS_pipe2, fds, O_CLOEXEC | O_NONBLOCK) != 0)
+		return 0;
+	uint64_t p = (uint64_t)(uint32_t)fds[0] << 32 | (uint32_t)fds[1];
+	if (atomic_compare_exchange_strong(&validate_pipe, &stale, p))
+		return p;
+	syscall(SYS_close, fds[0]); /* another thread's won */
+	syscall(SYS_close, fds[1]);
+	return stale;
 }
 
-/* How many of the N <= BATCH pages from FROM on are readable, in order:
- * one byte of each, read by the kernel (a partial transfer stops at the
- * first iovec that fails). */
+/* How many of the N <= BATCH pages from FROM on are readable, in order. */
 static uint64_t readable_pages(uint64_t from, uint64_t n)
 {
+	int saved = errno;
+	uint64_t p = atomic_load_explicit(&validate_pipe, memory_order_acquire);
+	if (!p)
+		p = pipe_open(0);
 	char buf[BATCH];
-	struct iovec local = { buf, (size_t)n }, remote[BATCH];
-	for (uint64_t i = 0; i < n; i++)
-		remote[i] = (struct iovec){ (void *)(uintptr_t)(from + i * PAGE), 1 };
-	ssize_t got = process_vm_readv(self(), &local, 1, remote, (unsigned long)n, 0);
-	return got > 0 ? (uint64_t)got : 0;
+	if (p && syscall(SYS_read, (int)(p >> 32), buf, sizeof buf) < 0 &&
+	    errno != EAGAIN)
+		p = pipe_open(p); /* closed by the program: a new one */
+	uint64_t i = 0;
+	while (p && i < n &&
+	       syscall(SYS_write, (int)(uint32_t)p,
+		       (const void *)(uintptr_t)(from + i * PAGE), 1) == 1)
+		i++;
+	errno = saved;
+	return i;
 }
 
 /* Check the pages of [from, to) (page-aligned); the end of the leading
@@ -104,12 +132,15 @@ local_range *local_range_for(uint64_t sp)
 	return range_move(k, sp);
 }
 
-/* Copy 8 bytes at ADDR with the kernel's checks; 0 or -1. */
+/* Copy 8 bytes at ADDR once its page(s) are known readable; 0 or -1. */
 static int checked_read(uint64_t addr, void *out)
 {
-	struct iovec local = { out, 8 };
-	struct iovec remote = { (void *)(uintptr_t)addr, 8 };
-	return process_vm_readv(self(), &local, 1, &remote, 1, 0) == 8 ? 0 : -1;
+	uint64_t first = addr & ~(uint64_t)(PAGE - 1);
+	uint64_t pages = ((addr + 7) & ~(uint64_t)(PAGE - 1)) == first ? 1 : 2;
+	if (addr > UINT64_MAX - 8 || readable_pages(first, pages) != pages)
+		return -1;
+	memcpy(out, (const void *)(uintptr_t)addr, 8);
+	return 0;
 }
 
 int local_read(void *arg, uint64_t addr, uint64_t *value)
