@@ -21,3 +21,19 @@ $(UNW_DIR)/unwind-abi-ehelf: $(B)/obj/tests/unwind/unwind_abi.o $(B)/lib/libehel
 unwind-abi-test: all $(UNWIND_ABI_BINS)
 	@tests/unwind/run-unwind-abi-tests.sh $(B)
 CHECK_MORE += unwind-abi-test
+
+# coredump-test (make check): tests/unwind/run-coredump-tests.sh, a core
+# of coredump-target (gcore) unwound by libunwind-coredump alone and with
+# libehelf-unwind preloaded, without and with eh_elfs.  About 5 s.
+COREDUMP_BINS := $(UNW_DIR)/coredump-target $(UNW_DIR)/coredump-walk
+$(UNW_DIR)/coredump-target: tests/unwind/coredump_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wl,-z,noseparate-code -o $@ $<
+$(UNW_DIR)/coredump-walk: $(B)/obj/tests/unwind/coredump_walk.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lunwind-coredump -lunwind-generic
+
+.PHONY: coredump-test
+coredump-test: all $(COREDUMP_BINS)
+	@tests/unwind/run-coredump-tests.sh $(B)
+CHECK_MORE += coredump-test
