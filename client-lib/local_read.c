@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -13,7 +14,8 @@
 
 enum {
 	PAGE = 4096,
-	BATCH = 32,                 /* pages checked per system call */
+	BATCH = 32,                 /* pages checked per drain of the pipe */
+	GOOD = 4,                   /* pages off the range remembered per walk */
 	MAX_DOWN = 8 << 20,         /* how far below the range SP may extend it */
 	MAX_UP = 64 * PAGE,         /* how far above the range a read may */
 };
@@ -23,10 +25,18 @@ enum {
  * when sampling), SELF only the line the range is in.  SELF is read at
  * its offset from the thread pointer kept in walk_hot's line, not
  * through the GOT entry the compiler would use (another line). */
-static __thread struct {
-	local_range r;
+/* GOOD holds pages off the range found readable since the thread's
+ * walk (or unw_step) began, as libunwind keeps its last validated pages
+ * (zero: a free slot): local_range_for() forgets them, so that a page
+ * unmapped between two walks is checked again.  One cache line. */
+typedef struct known_state {
+	local_range r; /* first: a local_range * is a known_state * */
 	local_range *self;
-} known __attribute__((tls_model("initial-exec")));
+	uint64_t good[GOOD];
+	unsigned next; /* the slot the next page goes to */
+} known_state;
+static __thread known_state known
+	__attribute__((tls_model("initial-exec"), aligned(64)));
 /*
  * A page is readable when the kernel can copy a byte of it: a write(2) of
  * one byte from the page into a pipe of our own, which fails with EFAULT
@@ -127,17 +137,36 @@ local_range *local_range_for(uint64_t sp)
 	local_range *k = known_self();
 	if (__builtin_expect(!k, 0))
 		k = known.self = &known.r;
+	known_state *ks = (known_state *)k;
+	if (__builtin_expect(ks->good[0] != 0, 0))
+		memset(ks->good, 0, sizeof ks->good);
 	if (sp >= k->lo && sp < k->hi)
 		return k;
 	return range_move(k, sp);
 }
 
+/* Whether PAGE_ADDR (page-aligned, not 0) is readable: remembered in
+ * KS->good, else checked and remembered. */
+static bool page_readable(known_state *ks, uint64_t page_addr)
+{
+	for (int i = 0; i < GOOD; i++)
+		if (ks->good[i] == page_addr)
+			return true;
+	if (readable_pages(page_addr, 1) != 1)
+		return false;
+	unsigned slot = ks->next % GOOD;
+	ks->good[slot] = page_addr; /* one store: a handler sees it or not */
+	ks->next = slot + 1;
+	return true;
+}
+
 /* Copy 8 bytes at ADDR once its page(s) are known readable; 0 or -1. */
-static int checked_read(uint64_t addr, void *out)
+static int checked_read(known_state *ks, uint64_t addr, void *out)
 {
 	uint64_t first = addr & ~(uint64_t)(PAGE - 1);
-	uint64_t pages = ((addr + 7) & ~(uint64_t)(PAGE - 1)) == first ? 1 : 2;
-	if (addr > UINT64_MAX - 8 || readable_pages(first, pages) != pages)
+	uint64_t last = (addr + 7) & ~(uint64_t)(PAGE - 1);
+	if (addr > UINT64_MAX - 8 || first == 0 || !page_readable(ks, first) ||
+	    (last != first && !page_readable(ks, last)))
 		return -1;
 	memcpy(out, (const void *)(uintptr_t)addr, 8);
 	return 0;
@@ -164,5 +193,5 @@ int local_read(void *arg, uint64_t addr, uint64_t *value)
 			return 0;
 		}
 	}
-	return checked_read(addr, value);
+	return checked_read((known_state *)k, addr, value);
 }
