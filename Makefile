@@ -213,9 +213,11 @@ $(B)/lib/libehelf.so: $(CLIENT_OBJ)
 # $EHELF_URLS is set: background_fetch.c)
 UNWIND_API_SRC := $(wildcard client-lib/libunwind/*.c client-lib/libunwind/*.S)
 UNWIND_API_OBJ := $(patsubst %.S,$(B)/obj/%.o,$(UNWIND_API_SRC:%.c=$(B)/obj/%.o))
-$(B)/lib/libehelf-unwind.so: $(UNWIND_API_OBJ) $(CLIENT_OBJ)
+UNWIND_API_MAP := client-lib/libunwind/libehelf-unwind.map
+$(B)/lib/libehelf-unwind.so: $(UNWIND_API_OBJ) $(CLIENT_OBJ) $(UNWIND_API_MAP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf-unwind.so.0 -Wl,-z,defs -o $@ $^ \
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libehelf-unwind.so.0 -Wl,-z,defs -o $@ \
+		$(UNWIND_API_OBJ) $(CLIENT_OBJ) -Wl,--version-script=$(UNWIND_API_MAP) \
 		$(CLIENT_LIB_DEPS) -ldl -lpthread
 	ln -sf libehelf-unwind.so $@.0
 

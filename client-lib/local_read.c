@@ -2,15 +2,20 @@
 #define _GNU_SOURCE
 #include "local_read.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
-#include <sys/uio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "walk_hot.h"
 
 enum {
 	PAGE = 4096,
-	BATCH = 32,                 /* pages checked per system call */
+	BATCH = 32,                 /* pages checked per drain of the pipe */
+	GOOD = 4,                   /* pages off the range remembered per walk */
 	MAX_DOWN = 8 << 20,         /* how far below the range SP may extend it */
 	MAX_UP = 64 * PAGE,         /* how far above the range a read may */
 };
@@ -20,29 +25,62 @@ enum {
  * when sampling), SELF only the line the range is in.  SELF is read at
  * its offset from the thread pointer kept in walk_hot's line, not
  * through the GOT entry the compiler would use (another line). */
-static __thread struct {
-	local_range r;
+/* GOOD holds pages off the range found readable since the thread's
+ * walk (or unw_step) began, as libunwind keeps its last validated pages
+ * (zero: a free slot): local_range_for() forgets them, so that a page
+ * unmapped between two walks is checked again.  One cache line. */
+typedef struct known_state {
+	local_range r; /* first: a local_range * is a known_state * */
 	local_range *self;
-} known __attribute__((tls_model("initial-exec")));
-/* This process, asked each time: a pid kept from before a fork(2) would
- * make the child read its parent's memory (or fail to, under Yama).  A
- * system call, on paths that make one anyway. */
-static pid_t self(void)
+	uint64_t good[GOOD];
+	unsigned next; /* the slot the next page goes to */
+} known_state;
+static __thread known_state known
+	__attribute__((tls_model("initial-exec"), aligned(64)));
+/*
+ * A page is readable when the kernel can copy a byte of it: a write(2) of
+ * one byte from the page into a pipe of our own, which fails with EFAULT
+ * otherwise.  These are the system calls libunwind makes to validate an
+ * address (and pipe2 to open the pipe, on first use or when the program
+ * closed it), so that an unwind makes no system call libunwind does not.
+ * The pipe is drained by a read(2) before each batch of writes; both ends
+ * are non-blocking, and its two descriptors are kept in one atomic word
+ * (0: not open), so that threads and signal handlers share it without a
+ * lock.  Raw system calls: not cancellation points, no errno left behind.
+ */
+static _Atomic uint64_t validate_pipe;
+
+static uint64_t pipe_open(uint64_t stale)
 {
-	return getpid();
+	int fds[2];
+	if (syscall(SYS_pipe2, fds, O_CLOEXEC | O_NONBLOCK) != 0)
+		return 0;
+	uint64_t p = (uint64_t)(uint32_t)fds[0] << 32 | (uint32_t)fds[1];
+	if (atomic_compare_exchange_strong(&validate_pipe, &stale, p))
+		return p;
+	syscall(SYS_close, fds[0]); /* another thread's won */
+	syscall(SYS_close, fds[1]);
+	return stale;
 }
 
-/* How many of the N <= BATCH pages from FROM on are readable, in order:
- * one byte of each, read by the kernel (a partial transfer stops at the
- * first iovec that fails). */
+/* How many of the N <= BATCH pages from FROM on are readable, in order. */
 static uint64_t readable_pages(uint64_t from, uint64_t n)
 {
+	int saved = errno;
+	uint64_t p = atomic_load_explicit(&validate_pipe, memory_order_acquire);
+	if (!p)
+		p = pipe_open(0);
 	char buf[BATCH];
-	struct iovec local = { buf, (size_t)n }, remote[BATCH];
-	for (uint64_t i = 0; i < n; i++)
-		remote[i] = (struct iovec){ (void *)(uintptr_t)(from + i * PAGE), 1 };
-	ssize_t got = process_vm_readv(self(), &local, 1, remote, (unsigned long)n, 0);
-	return got > 0 ? (uint64_t)got : 0;
+	if (p && syscall(SYS_read, (int)(p >> 32), buf, sizeof buf) < 0 &&
+	    errno != EAGAIN)
+		p = pipe_open(p); /* closed by the program: a new one */
+	uint64_t i = 0;
+	while (p && i < n &&
+	       syscall(SYS_write, (int)(uint32_t)p,
+		       (const void *)(uintptr_t)(from + i * PAGE), 1) == 1)
+		i++;
+	errno = saved;
+	return i;
 }
 
 /* Check the pages of [from, to) (page-aligned); the end of the leading
@@ -99,17 +137,39 @@ local_range *local_range_for(uint64_t sp)
 	local_range *k = known_self();
 	if (__builtin_expect(!k, 0))
 		k = known.self = &known.r;
+	known_state *ks = (known_state *)k;
+	if (__builtin_expect(ks->good[0] != 0, 0))
+		memset(ks->good, 0, sizeof ks->good);
 	if (sp >= k->lo && sp < k->hi)
 		return k;
 	return range_move(k, sp);
 }
 
-/* Copy 8 bytes at ADDR with the kernel's checks; 0 or -1. */
-static int checked_read(uint64_t addr, void *out)
+/* Whether PAGE_ADDR (page-aligned, not 0) is readable: remembered in
+ * KS->good, else checked and remembered. */
+static bool page_readable(known_state *ks, uint64_t page_addr)
 {
-	struct iovec local = { out, 8 };
-	struct iovec remote = { (void *)(uintptr_t)addr, 8 };
-	return process_vm_readv(self(), &local, 1, &remote, 1, 0) == 8 ? 0 : -1;
+	for (int i = 0; i < GOOD; i++)
+		if (ks->good[i] == page_addr)
+			return true;
+	if (readable_pages(page_addr, 1) != 1)
+		return false;
+	unsigned slot = ks->next % GOOD;
+	ks->good[slot] = page_addr; /* one store: a handler sees it or not */
+	ks->next = slot + 1;
+	return true;
+}
+
+/* Copy 8 bytes at ADDR once its page(s) are known readable; 0 or -1. */
+static int checked_read(known_state *ks, uint64_t addr, void *out)
+{
+	uint64_t first = addr & ~(uint64_t)(PAGE - 1);
+	uint64_t last = (addr + 7) & ~(uint64_t)(PAGE - 1);
+	if (addr > UINT64_MAX - 8 || first == 0 || !page_readable(ks, first) ||
+	    (last != first && !page_readable(ks, last)))
+		return -1;
+	memcpy(out, (const void *)(uintptr_t)addr, 8);
+	return 0;
 }
 
 int local_read(void *arg, uint64_t addr, uint64_t *value)
@@ -133,5 +193,5 @@ int local_read(void *arg, uint64_t addr, uint64_t *value)
 			return 0;
 		}
 	}
-	return checked_read(addr, value);
+	return checked_read((known_state *)k, addr, value);
 }

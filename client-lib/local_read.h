@@ -5,12 +5,14 @@
  * (thread-local, no lock).  An unwind anchors it at its starting stack
  * pointer: a pointer inside the range keeps it, one a little below it
  * extends it down to that page, any other starts a new range there.  Reads
- * just above the range extend it upwards.  Pages are checked in batches
- * with one process_vm_readv(2) on this process (one byte per page), which
- * fails cleanly on unmapped memory; once known, a stack page is read
- * directly (a thread's stack mapping does not shrink while the thread
- * lives).  Addresses elsewhere are read with process_vm_readv each time.
- * Everything here is async-signal-safe.
+ * just above the range extend it upwards.  A page is checked as
+ * libunwind checks one, with the system calls it makes: a write(2) of one
+ * of its bytes into a pipe, which fails cleanly (EFAULT) on memory that
+ * cannot be read; once known, a stack page is read directly (a thread's
+ * stack mapping does not shrink while the thread lives).  An address
+ * elsewhere has its page checked at each read, then is read directly.
+ * Everything here is async-signal-safe: no allocation, no lock, errno
+ * kept.
  */
 #ifndef EHELF_CLIENT_LOCAL_READ_H
 #define EHELF_CLIENT_LOCAL_READ_H

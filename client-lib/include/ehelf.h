@@ -304,8 +304,9 @@ EHELF_API int ehelf_unwind_snapshot(const ehelf_space *s,
 /*
  * The same in this process: memory is read directly, within the pages of
  * the calling thread's stack already known to be readable; any other
- * address is first checked with process_vm_readv(2), so a corrupt stack or
- * bad CFI cannot crash the process.  Async-signal-safe (no allocation, no
+ * address has its page checked first (a one-byte write(2) from it into a
+ * pipe, as libunwind checks an address), so a corrupt stack or bad CFI
+ * cannot crash the process.  Async-signal-safe (no allocation, no
  * lock), a module without an eh_elf stepped from its own .eh_frame in
  * memory (located when S's modules were added from this process,
  * ehelf_space_load_self; a module added otherwise, with no eh_elf, ends the

@@ -8,6 +8,8 @@
 #    Debian's libunwind alone, then with libehelf-unwind preloaded and no
 #    eh_elf at all (an empty EHELF_PATH, an empty cache, no server): no
 #    allocation and libunwind's frames;
+#  - the same walks under strace, without and with eh_elfs: every system
+#    call made inside them is one libunwind makes inside its own;
 #  - gperftools' CPU profiler (libprofiler, which unwinds with libunwind
 #    in its SIGPROF handler) at a high rate on a malloc-heavy program,
 #    with libehelf-unwind preloaded and eh_elfs for no module, some (the
@@ -71,7 +73,7 @@ echo "== eh_elfs for the profiled program and every library it loads"
 churn=$bin/malloc-churn
 prof=$(readlink -f /usr/lib/x86_64-linux-gnu/libprofiler.so.0)
 mkdir -p "$T/files" "$T/somefiles"
-for f in "$churn" "$prof" "$pre"; do
+for f in "$churn" "$prof" "$pre" "$bin/nomalloc"; do
 	cp -n "$f" "$T/files/"
 	ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]*ld-linux/ { print $1 }' |
 	while read -r lib; do cp -n "$(readlink -f "$lib")" "$T/files/"; done
@@ -81,6 +83,33 @@ done
 cp "$churn" "$(readlink -f "$(ldconfig -p | awk '$1 == "libc.so.6" { print $NF; exit }')")" "$T/somefiles/"
 "$build/bin/ehelf-batch" --store "$T/some" "$T/somefiles" >/dev/null
 echo "  $(find "$T/all" -name '*.so' | wc -l) eh_elfs (all), $(find "$T/some" -name '*.so' | wc -l) (some)"
+
+echo "== system calls inside unwinds: only those libunwind makes"
+# nomalloc's walks under strace, each framed by its marker system calls:
+# the names of the system calls between them, with libunwind alone, and
+# with libehelf-unwind preloaded without and with eh_elfs
+walk_syscalls() { # OUT ENV...
+	out=$1
+	shift
+	env "$@" strace -f -qq -o "$T/strace" "$bin/nomalloc" unw_backtrace,step,backtrace \
+		>/dev/null 2>"$T/strace.err" || bad "nomalloc under strace ($*) failed"
+	awk '{ t = $1; l = $0; sub(/^[0-9]+ +/, "", l) }
+		l ~ /^write\(-1, "<unwind"/ { w[t] = 1; next }
+		l ~ /^write\(-1, "unwind>"/ { w[t] = 0; next }
+		w[t] && l ~ /^[a-z_0-9]+\(/ { sub(/\(.*/, "", l); print l }' "$T/strace" |
+		sort -u >"$out"
+}
+walk_syscalls "$T/sys.lu" EHELF_PATH="$T/empty"
+[ -s "$T/sys.lu" ] || bad "no system call seen inside libunwind's walks (markers lost?)"
+for mode in none all; do
+	store=$T/empty
+	[ "$mode" = all ] && store=$T/all
+	walk_syscalls "$T/sys.$mode" -u EHELF_URLS EHELF_PATH="$store" \
+		EHELF_CACHE_PATH="$T/cache" LD_PRELOAD="$pre"
+	extra=$(comm -13 "$T/sys.lu" "$T/sys.$mode")
+	[ -z "$extra" ] && ok "eh_elfs for $mode: the walks' system calls ($(echo $(cat "$T/sys.$mode"))) are among libunwind's ($(echo $(cat "$T/sys.lu")))" ||
+		bad "eh_elfs for $mode: system calls libunwind does not make inside unwinds: $(echo $extra)"
+done
 
 echo "== gperftools' CPU profiler, libehelf-unwind preloaded"
 rounds=12000
