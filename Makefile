@@ -125,24 +125,24 @@ CLIENT_OBJ := $(CLIENT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/client-lib/getcontext.o \
 CLIENT_LIBS := $(B)/lib/libehelf.a $(B)/lib/libehelf.so $(B)/lib/pkgconfig/libehelf.pc \
                $(B)/lib/libehelf-unwind.so
 
-# ---- ehelf-perf: the perf.data reader and perf's symbols (client-lib/perfdata/)
-PERF_SRC := $(wildcard client-lib/perfdata/*.c)
+# ---- ehelf-perf: the perf.data reader and perf's symbols (tools/ehelf-perf/perfdata/)
+PERF_SRC := $(wildcard tools/ehelf-perf/perfdata/*.c)
 PERF_LIB := $(B)/lib/libehelf-perfdata.a
 # what its users link too: libzstd, for perf record -z (decomp.c)
 PERF_LIB_DEPS := $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 $(PERF_LIB): $(PERF_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
-# the tool itself: client-lib/ehelf_perf.c, and client-lib/ehelf_perf/ (in a
+# the tool itself: tools/ehelf-perf/ehelf_perf.c, and tools/ehelf-perf/ehelf_perf/ (in a
 # library of its own for the tests)
-PERFTOOL_SRC := $(wildcard client-lib/ehelf_perf/*.c)
+PERFTOOL_SRC := $(wildcard tools/ehelf-perf/ehelf_perf/*.c)
 PERFTOOL_LIB := $(B)/lib/libehelf-perftool.a
 # libdebuginfod (files missing here, debuginfod_file.c) is loaded with
 # dlopen when $DEBUGINFOD_URLS asks for it
 $(PERFTOOL_LIB): $(PERFTOOL_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
-$(B)/bin/ehelf-perf: $(B)/obj/client-lib/ehelf_perf.o $(PERFTOOL_LIB) \
+$(B)/bin/ehelf-perf: $(B)/obj/tools/ehelf-perf/ehelf_perf.o $(PERFTOOL_LIB) \
                      $(PERF_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
@@ -225,7 +225,7 @@ $(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB) $(B)/lib/li
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 # the resolution chain of libehelf for one build-ID, fetching included
-$(B)/bin/ehelf-find: $(B)/obj/client-lib/ehelf_find.o $(B)/lib/libehelf.a
+$(B)/bin/ehelf-find: $(B)/obj/tools/ehelf-find/ehelf_find.o $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -ldl -lpthread
 

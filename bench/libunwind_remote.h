@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-#include "../client-lib/ehelf_perf/procs.h"
-#include "../client-lib/ehelf_perf/sample_unwind.h"
+#include "../tools/ehelf-perf/ehelf_perf/procs.h"
+#include "../tools/ehelf-perf/ehelf_perf/sample_unwind.h"
 
 typedef struct lu_remote lu_remote;
 

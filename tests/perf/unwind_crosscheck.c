@@ -25,9 +25,9 @@
 
 #include "../../bench/libdw_unwind.h"
 #include "../../bench/libunwind_remote.h"
-#include "../../client-lib/perfdata/perf_data.h"
-#include "../../client-lib/ehelf_perf/procs.h"
-#include "../../client-lib/ehelf_perf/sample_unwind.h"
+#include "../../tools/ehelf-perf/perfdata/perf_data.h"
+#include "../../tools/ehelf-perf/ehelf_perf/procs.h"
+#include "../../tools/ehelf-perf/ehelf_perf/sample_unwind.h"
 
 enum { MAXF = 256 };
 

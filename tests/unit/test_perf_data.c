@@ -29,7 +29,7 @@
 #include <zstd.h>
 
 #include "../common/xorshift.h"
-#include "../../client-lib/perfdata/perf_data.h"
+#include "../../tools/ehelf-perf/perfdata/perf_data.h"
 #include "unit.h"
 
 /* perf's own record types */

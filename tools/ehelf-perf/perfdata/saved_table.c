@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../common/atomic_file.h"
+#include "../../../common/atomic_file.h"
 
 /*
  * The file: a header, then iv_start[niv], syms[nsyms], iv_sym[niv] and the

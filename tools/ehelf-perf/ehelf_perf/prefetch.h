@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../fetch.h"
+#include "../../../client-lib/fetch.h"
 #include "recorded_ids.h"
 
 typedef struct prefetch_result {

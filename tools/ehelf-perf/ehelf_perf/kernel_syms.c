@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../common/buildid.h"
+#include "../../../common/buildid.h"
 #include "buildid_cache.h"
 #include "cache_dir.h"
 

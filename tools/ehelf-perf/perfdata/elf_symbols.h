@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../common/err.h"
+#include "../../../common/err.h"
 
 typedef struct symtab symtab;
 

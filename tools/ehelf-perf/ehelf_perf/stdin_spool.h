@@ -7,7 +7,7 @@
 #ifndef EHELF_PERF_TOOL_STDIN_SPOOL_H
 #define EHELF_PERF_TOOL_STDIN_SPOOL_H
 
-#include "../../common/err.h"
+#include "../../../common/err.h"
 
 /* When standard input is not seekable (a pipe), copy all of it into an
  * unnamed temporary file ($TMPDIR, else /tmp; gone when closed) and put

@@ -56,7 +56,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../common/u64_map.h"
+#include "../../../common/u64_map.h"
 #include "decomp.h"
 
 /* perf's own record types (perf.data-file-format.txt), not in the kernel

@@ -6,7 +6,7 @@
 #ifndef EHELF_PERFDATA_KALLSYMS_PERFMAP_H
 #define EHELF_PERFDATA_KALLSYMS_PERFMAP_H
 
-#include "../../common/err.h"
+#include "../../../common/err.h"
 
 typedef struct symtab symtab;
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../include/ehelf.h"
+#include "../../../client-lib/include/ehelf.h"
 #include "dso.h"
 #include "procs.h"
 

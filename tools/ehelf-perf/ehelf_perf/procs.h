@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../include/ehelf.h"
+#include "../../../client-lib/include/ehelf.h"
 #include "../perfdata/perf_data.h"
 #include "dso.h"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../common/elf_file.h"
-#include "../../common/u64_map.h"
+#include "../../../common/elf_file.h"
+#include "../../../common/u64_map.h"
 #include "../perfdata/perf_data.h"
 #include "vdso_file.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/u64_map.h"
+#include "../../../common/u64_map.h"
 
 enum {
 	MAX_RECORD = 65535,

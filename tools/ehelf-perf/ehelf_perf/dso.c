@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../common/buildid.h"
+#include "../../../common/buildid.h"
 #include "buildid_cache.h"
 #include "cache_dir.h"
 #include "debuginfod_file.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../../common/buildid.h"
+#include "../../../common/buildid.h"
 
 /* Trim S in place (leading and trailing blanks); returns the start. */
 static char *trim(char *s)

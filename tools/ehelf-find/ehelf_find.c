@@ -15,10 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../common/buildid.h"
-#include "../common/elf_file.h"
-#include "fetch.h"
-#include "resolve.h"
+#include "../../common/buildid.h"
+#include "../../common/elf_file.h"
+#include "../../client-lib/fetch.h"
+#include "../../client-lib/resolve.h"
 
 enum { EXIT_NOT_FOUND = 1, EXIT_USAGE = 2, EXIT_REFUSED = 3, EXIT_FAILED = 4 };
 

@@ -9,7 +9,7 @@
 #ifndef EHELF_PERF_TOOL_SAMPLE_UNWIND_H
 #define EHELF_PERF_TOOL_SAMPLE_UNWIND_H
 
-#include "../include/ehelf.h"
+#include "../../../client-lib/include/ehelf.h"
 #include "../perfdata/perf_data.h"
 #include "procs.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../../common/u64_map.h"
+#include "../../../common/u64_map.h"
 #include "vdso_file.h"
 
 

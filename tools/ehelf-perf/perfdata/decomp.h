@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../common/err.h"
+#include "../../../common/err.h"
 
 typedef struct decomp decomp;
 

@@ -36,7 +36,7 @@
 #include "ehelf_perf/recorded_ids.h"
 #include "ehelf_perf/script.h"
 #include "ehelf_perf/stdin_spool.h"
-#include "resolve.h"
+#include "../../client-lib/resolve.h"
 
 /* Bytes of each sample's stack copy read before unwinding it, at first:
  * the rest, when the frames reach it, is read then

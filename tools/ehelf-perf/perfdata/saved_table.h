@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../../common/err.h"
+#include "../../../common/err.h"
 
 typedef struct symtab symtab;
 

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../common/atomic_file.h"
-#include "../../common/buildid.h"
-#include "../../common/elf_file.h"
+#include "../../../common/atomic_file.h"
+#include "../../../common/buildid.h"
+#include "../../../common/elf_file.h"
 #include "buildid_cache.h"
 #include "cache_dir.h"
 

@@ -53,7 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../common/err.h"
+#include "../../../common/err.h"
 
 typedef struct perf_reader perf_reader;
 

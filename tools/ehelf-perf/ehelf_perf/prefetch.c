@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../resolve.h"
+#include "../../../client-lib/resolve.h"
 
 /* Is HEX's eh_elf in the cache of C (fetch.h: a store)? */
 static bool in_cache(const fetch_config *c, const char *hex)

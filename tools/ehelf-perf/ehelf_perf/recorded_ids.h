@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 
-#include "../../common/buildid.h"
-#include "../../common/err.h"
+#include "../../../common/buildid.h"
+#include "../../../common/err.h"
 
 typedef struct id_list {
 	char (*hex)[BUILDID_HEX_MAX + 1]; /* distinct, lowercase */

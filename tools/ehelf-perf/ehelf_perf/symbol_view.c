@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../common/buildid.h"
+#include "../../../common/buildid.h"
 #include "cache_dir.h"
 
 /* LINK made a symbolic link to TARGET, replaced atomically if it is

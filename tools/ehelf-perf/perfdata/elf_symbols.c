@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../common/buildid.h"
-#include "../../common/elf_file.h"
+#include "../../../common/buildid.h"
+#include "../../../common/elf_file.h"
 
 /* The first section called NAME (perf looks sections up by name): its
  * index and header, 0 if none. */

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../common/elf_file.h"
+#include "../../../common/elf_file.h"
 #include "../perfdata/symbols.h"
 #include "sym_memo.h"
 

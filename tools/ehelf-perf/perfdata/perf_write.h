@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../common/err.h"
+#include "../../../common/err.h"
 
 /* Feature bits (HEADER_* of perf's header.h) this code names. */
 enum {
