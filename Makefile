@@ -40,8 +40,9 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf)
 WARN := -Wall -Wextra -Werror -Wformat-security -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wno-missing-field-initializers -Wno-format-truncation  # messages are truncated on purpose
 CFLAGS ?= -O2 -g
-# every object can go into libehelf.so; only EHELF_API symbols are exported
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -fPIC \
+# every object can go into libehelf.so; only EHELF_API symbols are exported;
+# -Iabi: ehelf.h includes the eh_elf ABI header by name (installed beside it)
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -Iabi -fPIC \
               -fvisibility=hidden -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIBS := $(PKG_LIBS) $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
@@ -218,7 +219,8 @@ $(B)/lib/libehelf-unwind.so: $(UNWIND_API_OBJ) $(CLIENT_OBJ)
 
 $(B)/lib/pkgconfig/libehelf.pc: client-lib/libehelf.pc.in
 	@mkdir -p $(dir $@)
-	sed 's|@PREFIX@|$(abspath $(B))|; s|@INCLUDEDIR@|$(abspath client-lib/include)|' $< > $@
+	sed -e 's|@PREFIX@|$(abspath $(B))|; s|@INCLUDEDIR@|$(abspath client-lib/include)|' \
+	    -e 's|@ABIINCLUDEDIR@|$(abspath abi)|' $< > $@
 
 $(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
@@ -300,7 +302,7 @@ UNW_WORK := $(B)/obj/tests/unwind/workloads.o $(B)/obj/tests/unwind/workloads_cx
 CXX ?= g++
 $(B)/obj/%.o: %.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 -g -fPIC -Wall -Wextra -Werror $(SANFLAGS) -MMD -MP -c $< -o $@
+	$(CXX) -O2 -g -fPIC -Wall -Wextra -Werror $(SANFLAGS) -Iabi -MMD -MP -c $< -o $@
 $(UNW_DIR)/compare-libunwind: $(B)/obj/tests/unwind/compare_libunwind.o $(UNW_SCEN) $(UNW_DIFF) \
                               $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
@@ -309,9 +311,9 @@ $(UNW_DIR)/compare-libunwind-ibt: tests/unwind/compare_libunwind.c tests/unwind/
                                   tests/unwind/scenarios_cxx.cc $(UNW_DIFF) \
                                   $(B)/obj/tests/unwind/scenario_cfa_rbx.o $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/compare_libunwind.c -o $@-1.o
-	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/scenarios.c -o $@-2.o
-	$(CXX) -O2 -g -fcf-protection=full $(SANFLAGS) -c tests/unwind/scenarios_cxx.cc -o $@-3.o
+	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -Iabi -c tests/unwind/compare_libunwind.c -o $@-1.o
+	$(CC) -std=gnu11 -O2 -g -fcf-protection=full $(SANFLAGS) -Iabi -c tests/unwind/scenarios.c -o $@-2.o
+	$(CXX) -O2 -g -fcf-protection=full $(SANFLAGS) -Iabi -c tests/unwind/scenarios_cxx.cc -o $@-3.o
 	$(CXX) $(ALL_LDFLAGS) -rdynamic -fcf-protection=full -Wl,-z,ibtplt -o $@ $@-1.o $@-2.o \
 		$@-3.o $(B)/obj/tests/unwind/scenario_cfa_rbx.o $(UNW_DIFF) $(B)/lib/libehelf.a \
 		-lunwind $(LIBS) -ldl -lpthread

@@ -91,7 +91,7 @@ CREATE TABLE IF NOT EXISTS eh_elfs (
 	compile_ms       REAL NOT NULL,
 	-- since version 2 (NULL in rows of version 0):
 	sha256            TEXT,     -- lowercase hex SHA-256 of the eh_elf file's bytes
-	abi_version       INTEGER,  -- EHELF_ABI_VERSION (client-lib/include/ehelf_abi.h)
+	abi_version       INTEGER,  -- EHELF_ABI_VERSION (abi/ehelf_abi.h)
 	generator_version INTEGER,  -- EHELF_GENERATOR_VERSION (builder/codegen/compile.h)
 	signed_by         TEXT,     -- key ID of its signature (docs/signatures.md), NULL: unsigned
 	-- since version 3 (NULL in rows of older versions, and in rows written

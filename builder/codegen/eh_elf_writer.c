@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 #include "../../common/err.h"
 
 enum { PAGE = 0x1000, NPHDR = 5, NSHDR = 9 };

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../../common/eh_elf_check.h"
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
