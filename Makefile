@@ -222,7 +222,7 @@ $(B)/lib/pkgconfig/libehelf.pc: client-lib/libehelf.pc.in
 	sed -e 's|@PREFIX@|$(abspath $(B))|; s|@INCLUDEDIR@|$(abspath client-lib/include)|' \
 	    -e 's|@ABIINCLUDEDIR@|$(abspath abi)|' $< > $@
 
-$(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB) $(B)/lib/libehelf.a
+$(B)/bin/ehelf-compile: $(B)/obj/builder/ehelf_compile.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 

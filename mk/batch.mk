@@ -1,8 +1,3 @@
-# ehelf-batch: what the main Makefile's rules do not say.
-# ehelf-batch checks each eh_elf it compiles with the loader itself
-# (ehelf_object_open, libehelf) before signing and storing it
-$(B)/bin/ehelf-batch $(B)/tests/test_package: $(B)/lib/libehelf.a
-
 # ehelf-batch under a full disk, concurrent and killed runs, foreign and
 # damaged databases, hostile packages and build-ID conflicts (as root)
 .PHONY: batch-hostile-test
