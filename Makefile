@@ -71,11 +71,11 @@ CODEGEN_LIB := $(B)/lib/libehelf-codegen.a
 # the three (libehelf-common.a's rule is with ehelf-server's), in link order
 CORE_LIB := $(CODEGEN_LIB) $(CFI_LIB) $(B)/lib/libehelf-common.a
 
-BATCH_SRC := builder/batch/store.c builder/batch/package.c builder/batch/package_impl.c \
+BATCH_SRC := store/writer.c builder/batch/package.c builder/batch/package_impl.c \
              builder/batch/package_archive.c builder/batch/package_tree.c \
              builder/batch/package_jobs.c builder/batch/db.c builder/batch/db_conflict.c \
              builder/batch/progress.c builder/batch/batch.c builder/batch/merge.c \
-             common/index_db.c
+             store/index_db.c
 BATCH_LIBS := $(shell pkg-config --libs libarchive sqlite3 libcrypto 2>/dev/null || \
                 echo -larchive -lsqlite3 -lcrypto) -lpthread
 
@@ -93,7 +93,7 @@ SERVER_LIB_DEPS := $(shell pkg-config --libs libmicrohttpd libdebuginfod sqlite3
                      libcrypto 2>/dev/null || \
                      echo -lmicrohttpd -ldebuginfod -lsqlite3 -lcrypto) -lpthread
 $(B)/bin/ehelf-server: $(B)/obj/server/ehelf_server.o $(SERVER_SRC:%.c=$(B)/obj/%.o) \
-                       $(B)/obj/common/index_db.o \
+                       $(B)/obj/store/index_db.o \
                        $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SERVER_LIB_DEPS)
@@ -109,7 +109,7 @@ $(B)/tests/test_server_route: $(B)/obj/tests/unit/test_server_route.o \
                               $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
-# the index creates a missing database with the builder's schema
+# the index creates a missing database with the store's schema (store/schema.sql)
 $(B)/obj/server/index.o: $(B)/gen/schema_sql.h
 $(B)/obj/server/index.o: ALL_CFLAGS += -I$(B)/gen
 
@@ -237,7 +237,7 @@ $(TESTSUPPORT_LIB): $(TESTSUPPORT_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/gen/schema_sql.h: builder/schema.sql
+$(B)/gen/schema_sql.h: store/schema.sql
 	@mkdir -p $(dir $@)
 	sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< > $@
 $(B)/obj/builder/batch/db.o: $(B)/gen/schema_sql.h
@@ -558,9 +558,9 @@ run: deps all
 
 # ---- packaging/: -ehelf packages, the apt repository, dh_ehelf ----------
 # (docs/packaging.md)  ehelf-pkg reads the database read-only through
-# common/index_db.c, as ehelf-server does
+# store/index_db.c, as ehelf-server does
 PKG_SRC := $(wildcard packaging/*.c)
-$(B)/bin/ehelf-pkg: $(PKG_SRC:%.c=$(B)/obj/%.o) $(B)/obj/common/index_db.o $(COMMON_LIB)
+$(B)/bin/ehelf-pkg: $(PKG_SRC:%.c=$(B)/obj/%.o) $(B)/obj/store/index_db.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(BATCH_LIBS)
 all: $(B)/bin/ehelf-pkg
@@ -586,9 +586,9 @@ bench: bench-pkg
 
 # ---- corpus-stats/: ehelf-stats -------------------------------------------
 # the statistics of a store's database (docs: ehelf-stats --help); it reads
-# the database read-only through common/index_db.c, as ehelf-pkg does
+# the database read-only through store/index_db.c, as ehelf-pkg does
 STATS_SRC := $(wildcard corpus-stats/*.c)
-$(B)/bin/ehelf-stats: $(STATS_SRC:%.c=$(B)/obj/%.o) $(B)/obj/common/index_db.o $(COMMON_LIB)
+$(B)/bin/ehelf-stats: $(STATS_SRC:%.c=$(B)/obj/%.o) $(B)/obj/store/index_db.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs sqlite3 2>/dev/null || \
 		echo -lsqlite3) -lm

@@ -17,7 +17,7 @@
 #include "db.h"
 #include "db_conflict.h"
 #include "progress.h"
-#include "store.h"
+#include "../../store/writer.h"
 
 /* ---- build-IDs being handled in this run --------------------------------- */
 

@@ -18,7 +18,7 @@ cd "$root"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 # every quoted include: FILE INCLUDED-PATH (resolved, relative to the root)
-find common builder client-lib tools server packaging corpus-stats tests bench \
+find common abi store builder client-lib tools server packaging corpus-stats tests bench \
 	\( -name '*.c' -o -name '*.h' -o -name '*.cc' \) -type f 2>/dev/null |
 	sort | xargs awk '
 	/^[ \t]*#[ \t]*include[ \t]*"/ {
@@ -36,7 +36,7 @@ find common builder client-lib tools server packaging corpus-stats tests bench \
 	}' > "$tmp/includes"
 # functions declared by headers (a line at column 0 naming one and ending
 # the declaration or its first parameters) and defined by .c files
-find common builder client-lib tools server packaging corpus-stats tests bench \
+find common abi store builder client-lib tools server packaging corpus-stats tests bench \
 	\( -name '*.c' -o -name '*.h' \) -type f 2>/dev/null | sort | xargs awk '
 	/^[A-Za-z_][^#]*[ *][a-z_][a-z0-9_]*\(/ && !/^(static|typedef|extern "C")/ {
 		match($0, /[a-z_][a-z0-9_]*\(/)
@@ -84,11 +84,13 @@ awk '
 	function top(p) { sub(/\/.*$/, "", p); return p }
 	{
 		from = top($1); to = top($2)
-		if (from !~ /^(common|builder|client-lib|tools|server|packaging|corpus-stats)$/) next
+		if (from !~ /^(common|store|builder|client-lib|tools|server|packaging|corpus-stats)$/) next
 		if (to == "abi")
 			next
 		if (from == "common" && to != "common")
 			print $1 ": common/ includes " $2
+		else if (to == "store" && from != "common")
+			next
 		else if (from == "tools" && to == "client-lib")
 			next
 		else if (to != from && to != "common" && $2 !~ /^client-lib\/include\//)

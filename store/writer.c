@@ -1,5 +1,5 @@
 /* store.c - see store.h. */
-#include "store.h"
+#include "writer.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../common/atomic_file.h"
-#include "../../common/buildid.h"
+#include "../common/atomic_file.h"
+#include "../common/buildid.h"
 
 static int mkdir_p(const char *path, ehelf_err *err)
 {

@@ -1,22 +1,22 @@
 /*
- * index_db.h - the database ehelf-batch writes (builder/schema.sql),
+ * index_db.h - the database ehelf-batch writes (store/schema.sql),
  * opened for reading by the programs that use it as an index of the store
  * (ehelf-server, ehelf-pkg) without depending on the builder.
  *
  * The writer (builder/batch/db.c) owns the schema and its migrations; a
  * reader accepts only the version it was built for.  Not part of libehelf
- * (it needs sqlite3): programs link common/index_db.o themselves.
+ * (it needs sqlite3): programs link store/index_db.o themselves.
  */
 #ifndef EHELF_COMMON_INDEX_DB_H
 #define EHELF_COMMON_INDEX_DB_H
 
 #include <stddef.h>
 
-#include "err.h"
+#include "../common/err.h"
 
 struct sqlite3;
 
-/* PRAGMA user_version of builder/schema.sql. */
+/* PRAGMA user_version of store/schema.sql. */
 enum { INDEX_DB_VERSION = 3 };
 
 /* Open PATH read-only into *H (closed with sqlite3_close).  A WAL
