@@ -56,7 +56,7 @@ LIBS := $(PKG_LIBS) $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcr
 COMMON_SRC := common/err.c common/elf_file.c common/buildid.c common/atomic_file.c \
               common/u64_map.c common/sign.c common/dwarf/eh_pe.c \
               common/dwarf/cfi_entry.c common/dwarf/fde_lookup.c \
-              common/eh_elf_check.c
+              common/eh_elf_check.c store/layout.c
 CFI_SRC := builder/cfi/unwind_ir.c builder/cfi/cfi_program.c builder/cfi/cfi_reader.c \
            builder/cfi/dwarf_op.c builder/cfi/uw_dump.c
 CODEGEN_SRC := builder/codegen/x86_asm.c builder/codegen/ruleset.c \

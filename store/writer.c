@@ -14,6 +14,7 @@
 
 #include "../common/atomic_file.h"
 #include "../common/buildid.h"
+#include "layout.h"
 
 static int mkdir_p(const char *path, ehelf_err *err)
 {
@@ -131,7 +132,7 @@ void store_close(store *s)
 static int entry_path(const store *s, const char *hex, const char *suffix,
 		      char *out, size_t n)
 {
-	int len = buildid_store_path(s->root, hex, out, n);
+	int len = store_layout_path(s->root, hex, out, n);
 	if (len < 0 || (size_t)len + strlen(suffix) >= n)
 		return ERR_ARG;
 	strcpy(out + len, suffix);
@@ -145,7 +146,7 @@ static int entry_dir(const store *s, const char *hex, const char *suffix,
 	if (entry_path(s, hex, suffix, out, n) < 0)
 		return err_set(err, ERR_ARG, "invalid build-ID '%.130s'", hex);
 	char dir[4096];
-	snprintf(dir, sizeof dir, "%s/.build-id/%.2s", s->root, hex);
+	snprintf(dir, sizeof dir, "%s/" STORE_LAYOUT_DIR "/%.2s", s->root, hex);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return err_set(err, ERR_IO, "%s: cannot create: %s", dir,
 			       strerror(errno));

@@ -1,5 +1,5 @@
 /*
- * store.h - the eh_elf store: ROOT/.build-id/XX/REST.so (DESIGN.md), the
+ * writer.h - the eh_elf store: ROOT/.build-id/XX/REST.so (layout.h), the
  * layout shared by the builder's output, packages, the server and the
  * client's search path, with each eh_elf's signature, if any, beside it as
  * REST.so.sig (common/sign.h).  Files are written atomically through

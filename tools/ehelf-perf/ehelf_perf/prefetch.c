@@ -13,13 +13,14 @@
 #include <unistd.h>
 
 #include "../../../client-lib/resolve.h"
+#include "../../../store/layout.h"
 
 /* Is HEX's eh_elf in the cache of C (fetch.h: a store)? */
 static bool in_cache(const fetch_config *c, const char *hex)
 {
 	char file[4096];
 	struct stat st;
-	return buildid_store_path(c->cache, hex, file, sizeof file) >= 0 &&
+	return store_layout_path(c->cache, hex, file, sizeof file) >= 0 &&
 	       stat(file, &st) == 0;
 }
 
