@@ -149,7 +149,7 @@ $(B)/bin/ehelf-perf: $(B)/obj/tools/ehelf-perf/ehelf_perf.o $(PERFTOOL_LIB) \
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(PERF_LIB_DEPS) -ldl -lpthread
 # the cross-check runs the benchmark's baselines too
 $(B)/tests/perf/unwind_crosscheck: $(B)/obj/tests/perf/unwind_crosscheck.o \
-        $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.o \
+        $(B)/obj/testkit/libdw_unwind.o $(B)/obj/testkit/libunwind_remote.o \
         $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lunwind-x86_64 -lunwind $(LIBS) $(PERF_LIB_DEPS) \
@@ -298,7 +298,7 @@ UNW_BINS := $(UNW_DIR)/compare-libunwind $(UNW_DIR)/compare-libunwind-ibt \
             $(UNW_DIR)/unw-api-ehelf $(UNW_DIR)/compare-remote $(UNW_DIR)/sample-compare \
             $(UNW_DIR)/robustness $(UNW_DIR)/libunwtest-dso.so \
             $(UNW_DIR)/backtrace-dlopen
-UNW_WORK := $(B)/obj/tests/unwind/workloads.o $(B)/obj/tests/unwind/workloads_cxx.o
+UNW_WORK := $(B)/obj/testkit/workloads.o $(B)/obj/testkit/workloads_cxx.o
 CXX ?= g++
 $(B)/obj/%.o: %.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -495,13 +495,13 @@ check-full: deps
 	@echo "make check-full: all passed"
 
 BENCH_UNWIND := $(B)/bench/bench-unwind
-$(BENCH_UNWIND): $(B)/obj/bench/bench_unwind.o $(B)/obj/bench/libdw_unwind.o \
+$(BENCH_UNWIND): $(B)/obj/bench/bench_unwind.o $(B)/obj/testkit/libdw_unwind.o \
                  $(B)/obj/bench/deep_stack_cxx.o $(UNW_WORK) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lgcc_s \
 		-Wl,--pop-state -lunwind -lz -lsqlite3 $(LIBS) -ldl -lpthread
 BENCH_PERF := $(B)/bench/bench-perf-unwind
-PERF_BASELINES := $(B)/obj/bench/libdw_unwind.o $(B)/obj/bench/libunwind_remote.o
+PERF_BASELINES := $(B)/obj/testkit/libdw_unwind.o $(B)/obj/testkit/libunwind_remote.o
 $(BENCH_PERF): $(B)/obj/bench/bench_perf_unwind.o $(PERF_BASELINES) \
                $(PERFTOOL_LIB) $(PERF_LIB) $(B)/lib/libehelf.a
 	@mkdir -p $(dir $@)

@@ -68,8 +68,8 @@
 #include "../tools/ehelf-perf/ehelf_perf/dso.h"
 #include "../tools/ehelf-perf/ehelf_perf/procs.h"
 #include "../tools/ehelf-perf/ehelf_perf/sample_unwind.h"
-#include "libdw_unwind.h"
-#include "libunwind_remote.h"
+#include "../testkit/libdw_unwind.h"
+#include "../testkit/libunwind_remote.h"
 
 enum { MAXF = 256 };
 

@@ -18,7 +18,7 @@ cd "$root"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 # every quoted include: FILE INCLUDED-PATH (resolved, relative to the root)
-find common abi store builder client-lib tools server packaging corpus-stats tests bench \
+find common abi store builder client-lib tools server packaging corpus-stats testkit tests bench \
 	\( -name '*.c' -o -name '*.h' -o -name '*.cc' \) -type f 2>/dev/null |
 	sort | xargs awk '
 	/^[ \t]*#[ \t]*include[ \t]*"/ {
@@ -36,7 +36,7 @@ find common abi store builder client-lib tools server packaging corpus-stats tes
 	}' > "$tmp/includes"
 # functions declared by headers (a line at column 0 naming one and ending
 # the declaration or its first parameters) and defined by .c files
-find common abi store builder client-lib tools server packaging corpus-stats tests bench \
+find common abi store builder client-lib tools server packaging corpus-stats testkit tests bench \
 	\( -name '*.c' -o -name '*.h' \) -type f 2>/dev/null | sort | xargs awk '
 	/^[A-Za-z_][^#]*[ *][a-z_][a-z0-9_]*\(/ && !/^(static|typedef|extern "C")/ {
 		match($0, /[a-z_][a-z0-9_]*\(/)

@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "../common/xorshift.h"
+#include "../../testkit/xorshift.h"
 #include "../../tools/ehelf-perf/perfdata/perf_data.h"
 #include "unit.h"
 

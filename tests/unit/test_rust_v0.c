@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/xorshift.h"
+#include "../../testkit/xorshift.h"
 #include "../../tools/ehelf-perf/perfdata/rust_v0.h"
 #include "unit.h"
 
