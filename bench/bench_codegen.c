@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../tests/common/xorshift.h"
+#include "../testkit/xorshift.h"
 #include "../builder/cfi/cfi_reader.h"
 #include "../builder/codegen/compile.h"
 #include "../builder/codegen/entry_gen.h"

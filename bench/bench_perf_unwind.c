@@ -64,12 +64,12 @@
 #include <immintrin.h>
 #include <x86intrin.h>
 
-#include "../client-lib/perfdata/perf_data.h"
-#include "../client-lib/ehelf_perf/dso.h"
-#include "../client-lib/ehelf_perf/procs.h"
-#include "../client-lib/ehelf_perf/sample_unwind.h"
-#include "libdw_unwind.h"
-#include "libunwind_remote.h"
+#include "../tools/ehelf-perf/perfdata/perf_data.h"
+#include "../tools/ehelf-perf/ehelf_perf/dso.h"
+#include "../tools/ehelf-perf/ehelf_perf/procs.h"
+#include "../tools/ehelf-perf/ehelf_perf/sample_unwind.h"
+#include "../testkit/libdw_unwind.h"
+#include "../testkit/libunwind_remote.h"
 
 enum { MAXF = 256 };
 

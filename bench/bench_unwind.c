@@ -5,7 +5,7 @@
  * (a) A deep stack, warm: a recursion through libc (qsort comparators) and
  *     libstdc++ (ostream inserters calling a stream buffer), each method
  *     unwinding the same stack again and again from its deepest point.
- * (b) Sampling: the workloads of tests/unwind/workloads.h (zlib, qsort,
+ * (b) Sampling: the workloads of testkit/workloads.h (zlib, qsort,
  *     sqlite, C++) interrupted by SIGPROF every 500 us; in the handler
  *     the method unwinds the interrupted stack, timed with the TSC.  Each
  *     method has its own pass over the same workloads, as each would in a
@@ -45,8 +45,8 @@
 #include <x86intrin.h>
 
 #include "../client-lib/include/ehelf.h"
-#include "../tests/unwind/workloads.h"
-#include "libdw_unwind.h"
+#include "../testkit/workloads.h"
+#include "../testkit/libdw_unwind.h"
 
 enum { MAXF = 256 };
 

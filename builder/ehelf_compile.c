@@ -23,10 +23,10 @@
 
 #include "../common/atomic_file.h"
 #include "../common/buildid.h"
+#include "../common/eh_elf_check.h"
 #include "../common/elf_file.h"
 #include "../common/sign.h"
-#include "../client-lib/include/ehelf.h"
-#include "../client-lib/include/ehelf_abi.h"
+#include "../abi/ehelf_abi.h"
 #include "cfi/cfi_reader.h"
 #include "cfi/uw_dump.h"
 #include "codegen/compile.h"
@@ -41,7 +41,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "Compile the unwind tables (.eh_frame, .debug_frame) of an x86_64\n"
 	      "ELF executable, shared object or separate debug file into an\n"
-	      "eh_elf (see client-lib/include/ehelf_abi.h), or print them.\n"
+	      "eh_elf (see abi/ehelf_abi.h), or print them.\n"
 	      "\n"
 	      "  -o, --output OUT  write the eh_elf to OUT (atomically)\n"
 	      "  -s, --stats       print sizes, counts, timing and every rule\n"
@@ -222,44 +222,18 @@ static int write_output(const char *out, const uint8_t *image, size_t len,
 	return rc < 0 ? rc : atomic_write(out, NULL, image, len, err);
 }
 
-/* Does the loader accept IMAGE?  It is put in a private temporary file
- * (in $TMPDIR, else /tmp) and opened with ehelf_object_open, which checks
- * every eh_elf as it loads it: what the compiler writes is never what the
- * loader refuses.  Returns 0, or ERR_UNSUPPORTED / ERR_IO with the
- * reason. */
+/* Does the loader accept IMAGE?  The check the loader runs on every eh_elf
+ * it opens (eh_elf_check): what the compiler writes is never what the
+ * loader refuses.  Returns 0, or ERR_UNSUPPORTED with the reason. */
 static int loader_accepts(const char *src, const uint8_t *image, size_t len,
 			  ehelf_err *err)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char path[4200];
-	snprintf(path, sizeof path, "%s/ehelf-compile-check-XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return err_set(err, ERR_IO, "%s: cannot create a temporary file "
-			       "to check the eh_elf with the loader: %s", path,
-			       strerror(errno));
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, image + done, len - done);
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
-	int rc = 0;
-	if (close(fd) != 0 || done != len) {
-		rc = err_set(err, ERR_IO, "%s: cannot write the eh_elf to check "
-			     "it with the loader: %s", path, strerror(errno));
-	} else {
-		ehelf_object *o = ehelf_object_open(path);
-		if (!o)
-			rc = err_set(err, ERR_UNSUPPORTED, "%s: its eh_elf would be "
-				     "refused by the loader (%s): not written",
-				     src, ehelf_last_error());
-		ehelf_object_close(o);
-	}
-	unlink(path);
-	return rc;
+	eh_elf_layout l;
+	char why[256];
+	if (eh_elf_check(image, len, &l, why, sizeof why) < 0)
+		return err_set(err, ERR_UNSUPPORTED, "%s: its eh_elf would be "
+			       "refused by the loader (%s): not written", src, why);
+	return 0;
 }
 
 /* Open the input (and the debug file), check the expected build-ID,

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "include/ehelf_abi.h"
+#include "../abi/ehelf_abi.h"
 
 typedef struct dwarf_module dwarf_module;
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../common/buildid.h"
+#include "../store/layout.h"
 
 /* Temporaries and lone signatures older than this were left by a writer
  * that was killed: a live one takes milliseconds. */
@@ -38,7 +39,7 @@ static const char *const param_names[] = {
 int fetch_cache_path(const fetch_config *c, const char *hex, char *out,
 		     size_t n)
 {
-	return c->cache[0] && buildid_store_path(c->cache, hex, out, n) >= 0
+	return c->cache[0] && store_layout_path(c->cache, hex, out, n) >= 0
 	       ? 0 : -1;
 }
 
@@ -217,11 +218,11 @@ int fetch_cache_dir(const fetch_config *c, const char *hex, bool create,
 		return root;
 	char shown[4200], xx[3] = { hex[0], hex[1], 0 };
 	snprintf(shown, sizeof shown, "%s/.build-id", c->cache);
-	int b = open_sub(c, root, shown, ".build-id", create, err);
+	int b = open_sub(c, root, shown, STORE_LAYOUT_DIR, create, err);
 	close(root);
 	if (b < 0)
 		return b;
-	snprintf(shown, sizeof shown, "%s/.build-id/%s", c->cache, xx);
+	snprintf(shown, sizeof shown, "%s/" STORE_LAYOUT_DIR "/%s", c->cache, xx);
 	int d = open_sub(c, b, shown, xx, create, err);
 	close(b);
 	return d;
@@ -618,7 +619,7 @@ static void clean_level(const fetch_config *c, int d, bool xx_too, time_t now)
 			clean_tmp(d, n, &st, now);
 		} else if (xx_too && strlen(n) == 2) {
 			char shown[4200];
-			snprintf(shown, sizeof shown, "%s/.build-id/%s", c->cache, n);
+			snprintf(shown, sizeof shown, "%s/" STORE_LAYOUT_DIR "/%s", c->cache, n);
 			int x = open_sub(c, d, shown, n, false, NULL);
 			if (x < 0)
 				continue;
@@ -636,7 +637,7 @@ static void clean(const fetch_config *c, int root)
 	clean_level(c, root, false, now);
 	char shown[4200];
 	snprintf(shown, sizeof shown, "%s/.build-id", c->cache);
-	int b = open_sub(c, root, shown, ".build-id", false, NULL);
+	int b = open_sub(c, root, shown, STORE_LAYOUT_DIR, false, NULL);
 	if (b < 0)
 		return;
 	clean_level(c, b, true, now);

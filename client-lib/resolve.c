@@ -15,6 +15,7 @@
 #include "fetch_cache.h"
 #include "object.h"
 #include "trust.h"
+#include "../store/layout.h"
 
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static fetch_config config;
@@ -83,7 +84,7 @@ static ehelf_object *try_store(const search *q, resolve_place place,
 	char file[4096];
 	struct stat st;
 	*refused = false;
-	if (buildid_store_path(root, q->hex, file, sizeof file) < 0)
+	if (store_layout_path(root, q->hex, file, sizeof file) < 0)
 		return NULL;
 	if (lstat(file, &st) != 0) {
 		trace(q, place, file, errno == ENOENT ? "absent" : strerror(errno));

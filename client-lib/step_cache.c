@@ -1,7 +1,7 @@
 /* step_cache.c - see step_cache.h. */
 #include "step_cache.h"
 
-#include "include/ehelf_abi.h"
+#include "../abi/ehelf_abi.h"
 
 /* pcs at or above this are never cached: the key keeps 48 bits of them */
 #define PC_LIMIT (1ull << 48)

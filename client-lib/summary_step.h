@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "include/ehelf_abi.h"
+#include "../abi/ehelf_abi.h"
 
 /* Apply SUM (nonzero) to IN into OUT (may be IN itself: everything is read
  * before anything is written).  Memory is read directly where the address

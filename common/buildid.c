@@ -44,16 +44,6 @@ bool buildid_valid_hex(const char *s)
 	return true;
 }
 
-int buildid_store_path(const char *root, const char *hex, char *out,
-		       size_t outsz)
-{
-	if (!buildid_valid_hex(hex))
-		return -1;
-	int n = snprintf(out, outsz, "%s/.build-id/%.2s/%s.so", root, hex,
-			 hex + 2);
-	return n < 0 || (size_t)n >= outsz ? -1 : n;
-}
-
 bool buildid_same(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 {
 	size_t n = na < nb ? na : nb;

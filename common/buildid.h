@@ -1,8 +1,7 @@
 /*
  * buildid.h - GNU build-IDs as docs/design.md fixes them: lowercase hex of the
- * NT_GNU_BUILD_ID note, validated whenever it comes from outside, and the
- * store layout ROOT/.build-id/XX/REST.so shared by builder, packages,
- * server and client.
+ * NT_GNU_BUILD_ID note, validated whenever it comes from outside (where a
+ * store keeps the eh_elf of one: store/layout.h).
  */
 #ifndef EHELF_COMMON_BUILDID_H
 #define EHELF_COMMON_BUILDID_H
@@ -30,10 +29,5 @@ bool buildid_same(const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
 /* True when S is a well-formed build-ID: even length, 2..128 characters,
  * [0-9a-f] only. */
 bool buildid_valid_hex(const char *s);
-
-/* "ROOT/.build-id/XX/REST.so" into OUT.  HEX must be valid.  Returns the
- * length, or -1 if HEX is invalid or OUT too small. */
-int buildid_store_path(const char *root, const char *hex, char *out,
-		       size_t outsz);
 
 #endif

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "eh_elf_format.h"
-#include "../client-lib/include/ehelf_abi.h"
+#include "../abi/ehelf_abi.h"
 
 #ifndef DT_RELRSZ
 #define DT_RELRSZ 35

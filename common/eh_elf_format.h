@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../client-lib/include/ehelf_abi.h"
+#include "../abi/ehelf_abi.h"
 
 enum {
 	EHF_PAGE = 0x1000,

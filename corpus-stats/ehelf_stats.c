@@ -1,7 +1,7 @@
 /*
  * ehelf-stats - the statistics of a corpus ehelf-batch compiled: sizes,
  * rules, FDEs, rule sets, compile time and packages, from its database
- * (builder/schema.sql, version 3), as text tables, JSON, CSV files or one
+ * (store/schema.sql, version 3), as text tables, JSON, CSV files or one
  * HTML page.  Every table says how its figures were computed.
  *
  * Exit status: 0 success, 1 a database it cannot use (missing, not an

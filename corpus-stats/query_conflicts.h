@@ -1,6 +1,6 @@
 /*
  * query_conflicts.h - the build-ID conflicts ehelf-batch found: files that
- * share a build-ID but not their unwind tables (builder/schema.sql, table
+ * share a build-ID but not their unwind tables (store/schema.sql, table
  * conflicts), whose build-ID therefore has no eh_elf.
  *
  * Appends its table to R; returns 0, or ERR_FORMAT (sqlite failed) or

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/index_db.h"
+#include "../store/index_db.h"
 
 /* index_db_open_read() accepts only the version it was built for: the one
  * ehelf-stats reads (a new schema version needs both looked at) */
 _Static_assert((int)INDEX_DB_VERSION == (int)STATS_DB_VERSION,
-	       "ehelf-stats reads another schema version than common/index_db.h");
+	       "ehelf-stats reads another schema version than store/index_db.h");
 
 /* ---- opening --------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * stats_db.h - the database ehelf-stats reads (builder/schema.sql, version
+ * stats_db.h - the database ehelf-stats reads (store/schema.sql, version
  * 3 exactly), opened read-only, and the few ways the queries (query_*.h)
  * run SQL into tables (stats_table.h).
  *
@@ -40,7 +40,7 @@
 
 struct sqlite3;
 
-/* The schema version ehelf-stats reads (builder/schema.sql). */
+/* The schema version ehelf-stats reads (store/schema.sql). */
 enum { STATS_DB_VERSION = 3 };
 
 typedef struct stats_db {
@@ -50,7 +50,7 @@ typedef struct stats_db {
 	int top_n;         /* rows of the "top" tables (--top) */
 } stats_db;
 
-/* Open PATH read-only (common/index_db.h) into DB, with DB->top_n = TOP_N.
+/* Open PATH read-only (store/index_db.h) into DB, with DB->top_n = TOP_N.
  * Returns 0; ERR_NOTFOUND (no such file), ERR_IO (unreadable, or not an
  * ehelf database: not sqlite, or no eh_elfs table), ERR_FORMAT (damaged:
  * its schema cannot be read), ERR_UNSUPPORTED

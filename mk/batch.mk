@@ -1,18 +1,13 @@
-# ehelf-batch: what the main Makefile's rules do not say.
-# ehelf-batch checks each eh_elf it compiles with the loader itself
-# (ehelf_object_open, libehelf) before signing and storing it
-$(B)/bin/ehelf-batch $(B)/tests/test_package: $(B)/lib/libehelf.a
-
 # ehelf-batch under a full disk, concurrent and killed runs, foreign and
 # damaged databases, hostile packages and build-ID conflicts (as root)
-.PHONY: batch-hostile-test
 batch-hostile-test: all $(STORE_CHECK)
 	@tests/batch/run-hostile-tests.sh $(B)
+PHONY += batch-hostile-test
 CHECK_MORE += batch-hostile-test
 
 # ehelf-pkg: a shared build-ID carried by a package that builds, advice
 # that works (a few seconds)
-.PHONY: pkg-owner-test
 pkg-owner-test: all
 	@tests/packaging/run-owner-test.sh $(B)
+PHONY += pkg-owner-test
 CHECK_MORE += pkg-owner-test

@@ -12,4 +12,4 @@ FUZZ_COMPILE_SRC := $(COMMON_SRC) $(CFI_SRC) $(CODEGEN_SRC) $(CLIENT_SRC) \
 fuzz-compile:
 	@tests/fuzz/run-fuzz-compile.sh $(or $(FUZZ_COMPILE_SECONDS),60) '$(FUZZ_COMPILE_SRC)'
 CHECK_FULL_MORE += fuzz-compile
-.PHONY: fuzz-compile
+PHONY += fuzz-compile

@@ -5,7 +5,7 @@
 # in build/libunwind-suite/; a run takes about a minute.
 LIBUNWIND_SUITE_DIR := build/libunwind-suite
 
-.PHONY: libunwind-suite-prepare libunwind-suite
+PHONY += libunwind-suite-prepare libunwind-suite
 libunwind-suite-prepare:
 	@tests/libunwind-suite/prepare.sh $(LIBUNWIND_SUITE_DIR)
 

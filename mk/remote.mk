@@ -5,8 +5,7 @@ PLU_BINS := $(PLU_DIR)/workload $(PLU_DIR)/remote_walk $(PLU_DIR)/module_read
 # remote_module_read on real ELF files in a fake address space
 $(PLU_DIR)/module_read: $(B)/obj/tests/perf-libunwind/module_read.o \
                         $(B)/obj/client-lib/libunwind/remote_module.o
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^
+	$(call link)
 # the recorded C program: no frame pointers, so that only CFI unwinds it
 $(PLU_DIR)/workload: tests/perf-libunwind/workload.c
 	@mkdir -p $(dir $@)
@@ -17,7 +16,7 @@ $(PLU_DIR)/remote_walk: tests/perf-libunwind/remote_walk.c
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -o $@ $< \
 		-lunwind-ptrace -lunwind-x86_64 -lunwind
 
-.PHONY: perf-libunwind-test perf-libunwind-bench
+PHONY += perf-libunwind-test perf-libunwind-bench
 # perf script / perf report with libehelf-unwind preloaded against perf
 # alone (eh_elfs for all, some, no modules), strace -k, libunwind-ptrace
 # and unw_init_remote(unw_local_addr_space)

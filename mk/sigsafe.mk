@@ -8,13 +8,11 @@
 # with eh_elfs (bench/sigsafe-bench.sh).
 SIGSAFE_BINS := $(UNW_DIR)/nomalloc $(UNW_DIR)/malloc-churn
 $(UNW_DIR)/nomalloc: $(B)/obj/tests/unwind/nomalloc.o
-	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -rdynamic -o $@ $^ -lunwind -ldl -lpthread
+	$(call link_cxx,-rdynamic -lunwind -ldl -lpthread)
 $(UNW_DIR)/malloc-churn: $(B)/obj/tests/unwind/malloc_churn.o
-	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -o $@ $^ -lpthread
+	$(call link_cxx,-lpthread)
 
-.PHONY: sigsafe-test sigsafe-bench
+PHONY += sigsafe-test sigsafe-bench
 sigsafe-test: all $(SIGSAFE_BINS)
 	@tests/unwind/run-sigsafe-tests.sh $(B)
 sigsafe-bench: all $(SIGSAFE_BINS) $(COLD_BINS) $(B)/bench/librusage-at-exit.so

@@ -17,7 +17,7 @@ $(UNW_DIR)/unwind-abi-ehelf: $(B)/obj/tests/unwind/unwind_abi.o $(B)/lib/libehel
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_LDFLAGS) -rdynamic -o $@ $< -L$(B)/lib -lehelf-unwind -ldl -lpthread
 
-.PHONY: unwind-abi-test
+PHONY += unwind-abi-test
 unwind-abi-test: all $(UNWIND_ABI_BINS)
 	@tests/unwind/run-unwind-abi-tests.sh $(B)
 CHECK_MORE += unwind-abi-test
@@ -33,7 +33,7 @@ $(UNW_DIR)/coredump-walk: $(B)/obj/tests/unwind/coredump_walk.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lunwind-coredump -lunwind-generic
 
-.PHONY: coredump-test
+PHONY += coredump-test
 coredump-test: all $(COREDUMP_BINS)
 	@tests/unwind/run-coredump-tests.sh $(B)
 CHECK_MORE += coredump-test

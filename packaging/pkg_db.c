@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/index_db.h"
+#include "../store/index_db.h"
 
 const char *pkg_skip_reason_str(enum pkg_skip_reason reason)
 {

@@ -18,6 +18,7 @@
 #include "pkg_control.h"
 #include "pkg_fs.h"
 #include "subproc.h"
+#include "../store/layout.h"
 
 static int set_time(void *arg, int dirfd, const char *name, const char *rel,
 		    bool is_dir)
@@ -137,8 +138,8 @@ static int add_ehelf(const pkg_deb_env *env, const pkg *p, const pkg_elf *e,
 			       "eh_elfs row for it: run ehelf-batch again",
 			       p->name, p->version, e->path, e->build_id);
 	char src[PATH_MAX], rel[PATH_MAX];
-	if (buildid_store_path(env->store, e->build_id, src, sizeof src) < 0 ||
-	    buildid_store_path("usr/lib/ehelf", e->build_id, rel, sizeof rel) < 0)
+	if (store_layout_path(env->store, e->build_id, src, sizeof src) < 0 ||
+	    store_layout_path("usr/lib/ehelf", e->build_id, rel, sizeof rel) < 0)
 		return err_set(err, ERR_FORMAT, "%s %s: malformed build-ID '%s' "
 			       "in the database (%s)", p->name, p->version,
 			       e->build_id, e->path);

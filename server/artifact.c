@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common/buildid.h"
+#include "../store/layout.h"
 #include "beneath.h"
 
 /* The metadata cache: direct-mapped, a slot per (build-ID, kind) hash,
@@ -48,13 +49,13 @@ int artifact_store_open(artifact_store **out, const char *root,
 		return err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
 			       "%s: cannot open the store: %s", root,
 			       strerror(errno));
-	int ids = openat(rootfd, ".build-id",
+	int ids = openat(rootfd, STORE_LAYOUT_DIR,
 			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int e = errno;
 	close(rootfd);
 	if (ids < 0)
 		return err_set(err, e == ENOENT ? ERR_NOTFOUND : ERR_IO,
-			       "%s/.build-id: %s (not a store written by "
+			       "%s/" STORE_LAYOUT_DIR ": %s (not a store written by "
 			       "ehelf-batch?)", root,
 			       e == ELOOP ? "a symlink" : strerror(e));
 	artifact_store *s = calloc(1, sizeof *s);
@@ -173,9 +174,9 @@ static int open_one(artifact_store *s, const char *hex, bool sig, artifact *a,
 {
 	if (!buildid_valid_hex(hex))
 		return err_set(err, ERR_ARG, "invalid build-ID");
-	snprintf(a->rel, sizeof a->rel, ".build-id/%.2s/%s.so%s", hex, hex + 2,
-		 sig ? ".sig" : "");
-	a->fd = open_beneath(s->ids, a->rel + sizeof ".build-id");
+	if (store_layout_rel(hex, sig ? ".sig" : "", a->rel, sizeof a->rel) < 0)
+		return err_set(err, ERR_ARG, "build-ID too long");
+	a->fd = open_beneath(s->ids, a->rel + sizeof STORE_LAYOUT_DIR);
 	if (a->fd < 0)
 		return err_set(err, errno == ENOENT || errno == ELOOP ||
 			       errno == ENOTDIR || errno == EXDEV

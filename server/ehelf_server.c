@@ -31,6 +31,7 @@
 #include "ondemand.h"
 #include "repo.h"
 #include "wire.h"
+#include "../store/layout.h"
 
 static void usage(FILE *out)
 {
@@ -317,7 +318,7 @@ int main(int argc, char **argv)
 	}
 
 	char ids[PATH_MAX], dbpath[PATH_MAX];
-	snprintf(ids, sizeof ids, "%s/.build-id", store);
+	snprintf(ids, sizeof ids, "%s/" STORE_LAYOUT_DIR, store);
 	snprintf(dbpath, sizeof dbpath, "%s", db ? db : "");
 	if (!db)
 		snprintf(dbpath, sizeof dbpath, "%s/ehelf.sqlite", store);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../common/buildid.h"
-#include "../common/index_db.h"
+#include "../store/index_db.h"
 
 static const char schema_sql[] =
 #include "schema_sql.h"

@@ -1,6 +1,6 @@
 /*
  * index.h - the server's index: the sqlite database ehelf-batch writes
- * (builder/schema.sql), read for the SHA-256s and the store's totals, and
+ * (store/schema.sql), read for the SHA-256s and the store's totals, and
  * written when the server builds an eh_elf on demand.
  *
  * A store may be served without its database (a mirror's copy, a store

@@ -20,6 +20,7 @@
 #include "../common/eh_elf_check.h"
 #include "../common/atomic_file.h"
 #include "upstream.h"
+#include "../store/layout.h"
 
 /* ehelf-compile's exit status for "no unwind tables in this file". */
 enum { COMPILE_EXIT_NO_CFI = 3 };
@@ -266,9 +267,10 @@ static int publish(ondemand *od, const char *hex, const char *tmpfile,
 {
 	const ondemand_opts *o = &od->o;
 	char dir[4300], final[4400], sigpath[4400];
-	snprintf(dir, sizeof dir, "%s/.build-id/%.2s", o->store, hex);
-	if (buildid_store_path(o->store, hex, final, sizeof final) < 0)
+	if (store_layout_path(o->store, hex, final, sizeof final) < 0)
 		return err_set(err, ERR_ARG, "invalid build-ID");
+	snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(final, '/') - final),
+		 final);
 	snprintf(sigpath, sizeof sigpath, "%s.sig", final);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return err_set(err, ERR_IO, "%s: %s", dir, strerror(errno));

@@ -9,15 +9,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../client-lib/include/ehelf.h"
 #include "../../common/buildid.h"
+#include "../../common/eh_elf_check.h"
 #include "../../common/elf_file.h"
 #include "../../common/sign.h"
 #include "../codegen/compile.h"
 #include "db.h"
 #include "db_conflict.h"
 #include "progress.h"
-#include "store.h"
+#include "../../store/writer.h"
 
 /* ---- build-IDs being handled in this run --------------------------------- */
 
@@ -173,25 +173,18 @@ static void record_signed(shared *s, const char *hex, const char *key)
 	set_fatal(s, end_transaction(s, rc, &err), &err);
 }
 
-/* 0 when the loader (ehelf_object_open: eh_elf_check and the mapping)
- * accepts the eh_elf staged at TMP as HEX's, else ERR_FORMAT with its
- * reason. */
-static int loader_accepts(const char *tmp, const uint8_t *raw, size_t rawlen,
-			  ehelf_err *err)
+/* 0 when IMAGE (LEN bytes) passes the check the loader runs on every
+ * eh_elf it opens (eh_elf_check) and records the build-ID RAW, else
+ * ERR_FORMAT with the reason. */
+static int loader_accepts(const uint8_t *image, size_t len, const uint8_t *raw,
+			  size_t rawlen, ehelf_err *err)
 {
-	ehelf_object *o = ehelf_object_open(tmp);
-	if (!o) {
-		const char *why = ehelf_last_error();
-		size_t n = strlen(tmp);
-		if (!strncmp(why, tmp, n) && !strncmp(why + n, ": ", 2))
-			why += n + 2;
+	eh_elf_layout l;
+	char why[256];
+	if (eh_elf_check(image, len, &l, why, sizeof why) < 0)
 		return err_set(err, ERR_FORMAT, "the loader refuses the eh_elf "
 			       "compiled from it: %s", why);
-	}
-	const struct ehelf_info *info = ehelf_object_info(o);
-	bool same = info->build_id_len == rawlen &&
-		    !memcmp(info->build_id, raw, rawlen);
-	ehelf_object_close(o);
+	bool same = l.build_id_len == rawlen && !memcmp(l.build_id, raw, rawlen);
 	return same ? 0 : err_set(err, ERR_FORMAT, "the eh_elf compiled from "
 				  "it records another build-ID");
 }
@@ -214,7 +207,7 @@ static int store_ehelf(shared *s, const char *hex, const uint8_t *raw,
 	int rc = store_stage(&s->st, hex, image, len, tmp, sizeof tmp, err);
 	if (rc < 0)
 		return rc;
-	if ((rc = loader_accepts(tmp, raw, rawlen, err)) < 0) {
+	if ((rc = loader_accepts(image, len, raw, rawlen, err)) < 0) {
 		*store_failed = false;
 		unlink(tmp);
 		return rc;

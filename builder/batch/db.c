@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 #include "../../common/buildid.h"
 #include "../../common/u64_map.h"
 #include "../cfi/dwarf_op.h"

@@ -1,6 +1,6 @@
 /*
  * db.h - ehelf-batch's sqlite database (schema, comments and versions in
- * builder/schema.sql), which is also the index ehelf-server reads.
+ * store/schema.sql), which is also the index ehelf-server reads.
  *
  * Every write is an upsert keyed by what identifies the row (a package by
  * name, version, architecture and source; a file by package and path; an
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "../../common/err.h"
-#include "../../common/index_db.h"
+#include "../../store/index_db.h"
 #include "../../common/sign.h"
 #include "../codegen/compile.h"
 #include "package.h"
@@ -25,7 +25,7 @@ struct sqlite3;
 
 enum {
 	DB_SCHEMA_VERSION = INDEX_DB_VERSION, /* PRAGMA user_version of
-					       * builder/schema.sql */
+					       * store/schema.sql */
 	DB_STATS_VERSION = 1,    /* eh_elfs.stats_version of the statistics
 				  * db_put_ehelf records (schema.sql) */
 	DB_READ_ONLY = 1,        /* db_open flag */

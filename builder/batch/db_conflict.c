@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../common/buildid.h"
-#include "../../common/index_db.h"
+#include "../../store/index_db.h"
 
 void cfi_digest(elf_file *f, cfi_id *out)
 {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "db.h"
-#include "store.h"
+#include "../../store/writer.h"
 
 static int exec(sqlite3 *h, const char *sql, const char *what, ehelf_err *err)
 {

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 #include "../../common/err.h"
 #include "expr_compile.h"
 

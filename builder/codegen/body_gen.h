@@ -4,7 +4,7 @@
  * A body runs after the entry point has copied *in to *out and found the
  * rule set; it computes the CFA, writes the registers that have rules into
  * *out, updates out->valid and leaves through one of the entry's exits with
- * the status in eax.  Register semantics (client-lib/include/ehelf_abi.h):
+ * the status in eax.  Register semantics (abi/ehelf_abi.h):
  * rsp is the CFA unless a rule says otherwise, a register without a rule
  * keeps its input value, "undefined" clears its valid bit, an undefined
  * return address is the outermost frame, and registers an expression or

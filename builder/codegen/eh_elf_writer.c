@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../common/eh_elf_format.h"
+#include "../../abi/ehelf_abi.h"
 #include "../../common/err.h"
 
 /* The parts are what the code generator emits: the entry points in its

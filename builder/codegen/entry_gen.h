@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 #include "lookup_table.h"
 #include "ruleset.h"
 #include "x86_asm.h"

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 _Static_assert(GEN_REGS_VALID == offsetof(ehelf_regs, valid),
 	       "GEN_REGS_VALID must be ehelf_regs.valid's offset");

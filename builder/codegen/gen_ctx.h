@@ -21,7 +21,7 @@ typedef enum gen_mode { GEN_LOCAL, GEN_REMOTE } gen_mode;
 
 enum {
 	GEN_MAX_STACK = 16,     /* DWARF expression stack depth */
-	/* ehelf_regs' layout (client-lib/include/ehelf_abi.h), as immediate
+	/* ehelf_regs' layout (abi/ehelf_abi.h), as immediate
 	 * offsets; gen_ctx.c checks them against the ABI header */
 	GEN_REG_SIZE = 8,       /* ehelf_regs.r[i] at GEN_REG_SIZE * i */
 	GEN_REGS_VALID = 136,   /* offsetof(ehelf_regs, valid) */

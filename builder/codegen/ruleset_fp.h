@@ -1,7 +1,7 @@
 /*
  * ruleset_fp.h - a rule set's fingerprint and text, the identity of a rule
  * set across ELFs (the rulesets and ruleset_texts tables of
- * builder/schema.sql).
+ * store/schema.sql).
  *
  * Fingerprint: FNV-1a 64 (offset basis 0xcbf29ce484222325, prime
  * 0x100000001b3) over this byte string, integers little-endian, nothing

@@ -1,7 +1,7 @@
 /*
  * sframe_est.h - what the same unwind table would cost as SFrame (binutils'
  * .sframe, format version 2, AMD64 ABI), for comparing eh_elf sizes with
- * it (the sframe_* columns of eh_elfs, builder/schema.sql).
+ * it (the sframe_* columns of eh_elfs, store/schema.sql).
  *
  * The method, per FDE, over the rows the CFI reader returns for it:
  *

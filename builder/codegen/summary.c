@@ -1,7 +1,7 @@
 /* summary.c - see summary.h. */
 #include "summary.h"
 
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 /* What the summary word's fields (ehelf_abi.h) hold: the CFA offset and the
  * slots' "saved at CFA + N" offsets in units of 8 bytes, as signed fields of

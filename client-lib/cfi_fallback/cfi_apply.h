@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 #include "cfi_row.h"
 
 /* Apply ROW (SIGNAL: its CIE's 'S' augmentation) to IN into OUT (not IN),

@@ -11,7 +11,7 @@
 #include <dwarf.h>
 #include <stdint.h>
 
-#include "../include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 /* Y OP X into *R.  Returns EHELF_STEP, EHELF_E_EXPR (a division by zero)
  * or EHELF_E_UNSUPPORTED (OP is not a binary operation). */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 enum { CFI_EXPR_STACK = 32, CFI_EXPR_STEPS = 256 };
 

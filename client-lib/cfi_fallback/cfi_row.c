@@ -6,7 +6,7 @@
 
 #include "../../common/cursor.h"
 #include "../../common/dwarf/eh_pe.h"
-#include "../include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 #ifndef DW_CFA_MIPS_advance_loc8
 #define DW_CFA_MIPS_advance_loc8 0x1d

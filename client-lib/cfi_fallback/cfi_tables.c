@@ -7,7 +7,7 @@
 
 #include "../../common/cursor.h"
 #include "../../common/dwarf/eh_pe.h"
-#include "../include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 /* The segment of PH[0..PHNUM) (PT_LOAD) holding link-time address A:
  * its [lo, hi) of bytes present (memory: p_memsz; a file: p_filesz). */

@@ -21,7 +21,7 @@ ok() { echo "  ok: $*"; }
 bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
 . "$here/common.sh"
 root=$(cd "$here/../.." && pwd)
-abi=$(sed -n 's/^#define EHELF_ABI_VERSION \([0-9]*\)$/\1/p' "$root/client-lib/include/ehelf_abi.h")
+abi=$(sed -n 's/^#define EHELF_ABI_VERSION \([0-9]*\)$/\1/p' "$root/abi/ehelf_abi.h")
 gen=$(sed -n 's/^#define EHELF_GENERATOR_VERSION \([0-9]*\)$/\1/p' "$root/builder/codegen/compile.h")
 # the key ID of a PEM public key: SHA-256 of its raw 32 bytes (the end of
 # its DER form), first 8 bytes

@@ -36,6 +36,7 @@
 
 #include "../../client-lib/include/ehelf.h"
 #include "../../common/buildid.h"
+#include "../../store/layout.h"
 
 static int problems;
 static sqlite3 *db;
@@ -216,7 +217,7 @@ int main(int argc, char **argv)
 		const char *hex = (const char *)sqlite3_column_text(s, 0);
 		char path[4096];
 		rows++;
-		if (buildid_store_path(root, hex, path, sizeof path) < 0) {
+		if (store_layout_path(root, hex, path, sizeof path) < 0) {
 			problem("bad build-ID %s%s", hex, "");
 			continue;
 		}

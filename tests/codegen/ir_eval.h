@@ -1,7 +1,7 @@
 /*
  * ir_eval.h - reference semantics of one IR row, in plain C, for checking
  * generated eh_elf code: what ehelf_step_local / ehelf_step_remote must
- * produce for a row's rules (client-lib/include/ehelf_abi.h), with a DWARF
+ * produce for a row's rules (abi/ehelf_abi.h), with a DWARF
  * expression interpreter that follows libgcc's evaluator (signed div and
  * comparisons, unsigned mod, shift counts modulo 64).
  */
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "../../builder/cfi/unwind_ir.h"
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 /* How memory is read: LOCAL checks [lo, hi) then reads directly; otherwise
  * READ(ARG, addr, &value). */

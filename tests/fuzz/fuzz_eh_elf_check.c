@@ -17,7 +17,7 @@
 
 #include "../../common/eh_elf_check.h"
 #include "../../common/eh_elf_format.h"
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,8 +23,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../client-lib/perfdata/perf_data.h"
-#include "../../client-lib/perfdata/symbols.h"
+#include "../../tools/ehelf-perf/perfdata/perf_data.h"
+#include "../../tools/ehelf-perf/perfdata/symbols.h"
 
 static const uint64_t FUZZ_KEY[SYMTAB_KEY_WORDS] = { 1, 2, 3, 4 };
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../client-lib/perfdata/symbols.h"
+#include "../../tools/ehelf-perf/perfdata/symbols.h"
 
 static const uint64_t FUZZ_KEY[SYMTAB_KEY_WORDS] = { 1, 2, 3, 4 };
 

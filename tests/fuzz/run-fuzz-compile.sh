@@ -16,7 +16,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/fuzz
 mkdir -p "$out/compile-seeds" "$out/compile-corpus"
 cd "$top"
-flags="-std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
+flags="-std=gnu11 -Iabi -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
 # shellcheck disable=SC2086
 clang $flags -fsanitize=fuzzer -o "$out/fuzz_compile" tests/fuzz/fuzz_compile.c \
 	$sources $(pkg-config --cflags libdw) -ldw -lelf -lcrypto -ldl -lpthread

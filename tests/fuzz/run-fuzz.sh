@@ -23,9 +23,9 @@ common="common/err.c common/elf_file.c common/buildid.c"
 src="$common common/dwarf/eh_pe.c common/dwarf/cfi_entry.c
      builder/cfi/unwind_ir.c builder/cfi/cfi_program.c
      builder/cfi/cfi_reader.c builder/cfi/dwarf_op.c builder/cfi/uw_dump.c"
-perf_src="$common common/atomic_file.c common/u64_map.c $(ls client-lib/perfdata/*.c)"
+perf_src="$common common/atomic_file.c common/u64_map.c $(ls tools/ehelf-perf/perfdata/*.c)"
 cd "$top"
-flags="-std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
+flags="-std=gnu11 -Iabi -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
 # shellcheck disable=SC2086
 clang $flags -fsanitize=fuzzer -o "$out/fuzz_cfi" tests/fuzz/fuzz_cfi.c $src -ldw -lelf
 # shellcheck disable=SC2086

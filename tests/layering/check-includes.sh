@@ -6,11 +6,11 @@
 #    (gen.h declaring what body.c defines) is an edge gen -> body too; a
 #    cycle means two pieces of a folder each need the other (then a small
 #    shared piece both depend on is missing);
-#  - the components common/, builder/, client-lib/, server/, packaging/ and
-#    corpus-stats/ include only headers of their own folder tree, of common/ (the bottom
-#    layer: it includes nothing else but the eh_elf ABI header, the contract
-#    its eh_elf check and layout share with producer and consumers) and the public headers,
-#    client-lib/include/.
+#  - each component includes its own tree and the rooms below it (abi/,
+#    common/, store/; see 2. below): builder/ nothing of client-lib/;
+#  - no main() in client-lib/ (libehelf's folder: its programs are in tools/);
+#  - tests/ and bench/ share testkit/ and neither includes nor links the
+#    other's files.
 # Usage: tests/layering/check-includes.sh [ROOT]   (default: the source tree)
 set -eu
 root=${1:-$(dirname "$0")/../..}
@@ -18,7 +18,7 @@ cd "$root"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 # every quoted include: FILE INCLUDED-PATH (resolved, relative to the root)
-find common builder client-lib server packaging corpus-stats tests bench \
+find common abi store builder client-lib tools server packaging corpus-stats testkit tests bench \
 	\( -name '*.c' -o -name '*.h' -o -name '*.cc' \) -type f 2>/dev/null |
 	sort | xargs awk '
 	/^[ \t]*#[ \t]*include[ \t]*"/ {
@@ -36,7 +36,7 @@ find common builder client-lib server packaging corpus-stats tests bench \
 	}' > "$tmp/includes"
 # functions declared by headers (a line at column 0 naming one and ending
 # the declaration or its first parameters) and defined by .c files
-find common builder client-lib server packaging corpus-stats tests bench \
+find common abi store builder client-lib tools server packaging corpus-stats testkit tests bench \
 	\( -name '*.c' -o -name '*.h' \) -type f 2>/dev/null | sort | xargs awk '
 	/^[A-Za-z_][^#]*[ *][a-z_][a-z0-9_]*\(/ && !/^(static|typedef|extern "C")/ {
 		match($0, /[a-z_][a-z0-9_]*\(/)
@@ -79,21 +79,64 @@ for d in $(cut -d' ' -f1 "$tmp/edges" | sort -u); do
 	   fail=1 ;;
 	esac
 done
-# 2. the components include their own tree, common/ and client-lib/include/.
+# 2. the components include their own tree and the rooms below them:
+#    abi/ (the eh_elf ABI: producer and consumers alike) includes nothing;
+#    common/ abi/; store/ (layout, schema, index, writer) common/;
+#    builder/ store/ (and nothing of client-lib/: the ABI is abi/'s);
+#    client-lib/ store/; tools/ (programs on libehelf) client-lib/ too;
+#    server/, packaging/, corpus-stats/ store/ and client-lib/include/.
+#    testkit/ (what tests and benchmarks share) includes neither tests/ nor
+#    bench/, and tests/ and bench/ include nothing of each other.
 awk '
 	function top(p) { sub(/\/.*$/, "", p); return p }
+	BEGIN {
+		ok["abi"] = "abi"
+		ok["common"] = "common abi"
+		ok["store"] = "store common abi"
+		ok["builder"] = "builder store common abi"
+		ok["client-lib"] = "client-lib store common abi"
+		ok["tools"] = "tools client-lib store common abi"
+		ok["server"] = "server store common abi"
+		ok["packaging"] = "packaging store common abi"
+		ok["corpus-stats"] = "corpus-stats store common abi"
+	}
 	{
 		from = top($1); to = top($2)
-		if (from !~ /^(common|builder|client-lib|server|packaging|corpus-stats)$/) next
-		if (from == "common" && to != "common" && $2 != "client-lib/include/ehelf_abi.h")
-			print $1 ": common/ includes " $2
-		else if (to != from && to != "common" && $2 !~ /^client-lib\/include\//)
-			print $1 ": includes " $2 " (only its own tree, common/ and client-lib/include/)"
+		if (from in ok) {
+			if (index(" " ok[from] " ", " " to " ") == 0 &&
+			    !(from ~ /^(server|packaging|corpus-stats)$/ &&
+			      $2 ~ /^client-lib\/include\//))
+				print $1 ": includes " $2 " (" from "/ may include " ok[from] ")"
+		} else if ((from == "testkit" && (to == "tests" || to == "bench")) ||
+			   (from == "tests" && to == "bench") ||
+			   (from == "bench" && to == "tests"))
+			print $1 ": includes " $2 " (tests/ and bench/ share testkit/ only)"
 	}' "$tmp/includes" > "$tmp/layers"
+# 3. no program in libehelf's folder: no main() in client-lib/ (programs
+#    on libehelf are in tools/)
+grep -rn "^[a-z].*[^a-z_]main[ \t]*(" client-lib --include='*.c' --include='*.h' \
+	--include='*.cc' --include='*.S' 2>/dev/null |
+	sed 's/$/ (a main() in client-lib\/: programs go to tools\/)/' >> "$tmp/layers" || :
+# 4. no link loop: no program of tests/ links an object of bench/, and no
+#    program of bench/ one of tests/ (rules of the Makefile and mk/*.mk,
+#    continuation lines joined)
+for mf in Makefile mk/*.mk; do
+	[ -f "$mf" ] || continue
+	awk -v mf="$mf" '
+		{ line = line $0 }
+		/\\$/ { sub(/\\$/, "", line); next }
+		{
+			if (line ~ /^[^\t#].*\/tests\/[^:=]*:[^=]/ && line ~ /obj\/bench\//)
+				print mf ": a test program links an object of bench/: " substr(line, 1, 120)
+			if (line ~ /^[^\t#].*\/bench\/[^:=]*:[^=]/ && line ~ /obj\/tests\//)
+				print mf ": a bench program links an object of tests/: " substr(line, 1, 120)
+			line = ""
+		}' "$mf"
+done >> "$tmp/layers"
 if [ -s "$tmp/layers" ]; then
-	echo "check-includes: include across components:" >&2
+	echo "check-includes: layering broken:" >&2
 	sed 's/^/  /' "$tmp/layers" >&2
 	fail=1
 fi
 [ $fail = 0 ] || exit 1
-echo "check-includes: $(wc -l < "$tmp/includes") includes of $(cut -d' ' -f1 "$tmp/includes" | sort -u | wc -l) files: no cycle in a folder, components layered"
+echo "check-includes: $(wc -l < "$tmp/includes") includes of $(cut -d' ' -f1 "$tmp/includes" | sort -u | wc -l) files: no cycle in a folder, components layered, no main() in client-lib/, no link between tests/ and bench/"

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../../client-lib/perfdata/perf_data.h"
+#include "../../tools/ehelf-perf/perfdata/perf_data.h"
 
 static const char *record_name(uint32_t type, char *buf, size_t size)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../client-lib/ehelf_perf/inject.h"
+#include "../../tools/ehelf-perf/ehelf_perf/inject.h"
 
 typedef struct droplist {
 	char **keys;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run-symbols-tests.sh BUILD - client-lib/perfdata/symbols.h against perf 6.1.
+# run-symbols-tests.sh BUILD - tools/ehelf-perf/perfdata/symbols.h against perf 6.1.
 #
 # Records real workloads with `perf record --call-graph dwarf`: sqlite3,
 # the system python3, g++ compiling C++ (cc1plus), a C++ program of our own,

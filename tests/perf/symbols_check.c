@@ -1,5 +1,5 @@
 /*
- * symbols_check - client-lib/perfdata/symbols.h against /usr/bin/perf.
+ * symbols_check - tools/ehelf-perf/perfdata/symbols.h against /usr/bin/perf.
  *
  *   symbols_check frames SCRIPT BUILDIDS [CACHE]
  *	SCRIPT is the output of `perf script -F ip,sym,symoff,dso --no-inline
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../client-lib/perfdata/symbols.h"
+#include "../../tools/ehelf-perf/perfdata/symbols.h"
 #include "../../common/buildid.h"
 #include "../../common/elf_file.h"
 

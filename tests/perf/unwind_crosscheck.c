@@ -1,7 +1,7 @@
 /*
  * unwind_crosscheck - each sample of a perf.data file unwound by ehelf
  * (as ehelf-perf does), by libunwind's remote API and by libdw (as perf
- * would, bench/libunwind_remote.c and bench/libdw_unwind.c), from the
+ * would, testkit/libunwind_remote.c and testkit/libdw_unwind.c), from the
  * same registers and stack copy with the mappings of that moment: do they
  * find the same frames?
  *
@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../bench/libdw_unwind.h"
-#include "../../bench/libunwind_remote.h"
-#include "../../client-lib/perfdata/perf_data.h"
-#include "../../client-lib/ehelf_perf/procs.h"
-#include "../../client-lib/ehelf_perf/sample_unwind.h"
+#include "../../testkit/libdw_unwind.h"
+#include "../../testkit/libunwind_remote.h"
+#include "../../tools/ehelf-perf/perfdata/perf_data.h"
+#include "../../tools/ehelf-perf/ehelf_perf/procs.h"
+#include "../../tools/ehelf-perf/ehelf_perf/sample_unwind.h"
 
 enum { MAXF = 256 };
 

@@ -32,7 +32,7 @@ expression text and the undefined/unset difference, and the cross-check
 proves its rows are readelf's.
 
 The figures are ehelf's definitions (builder/cfi/cfi_program.c,
-builder/codegen/compile.c, builder/schema.sql), restated here:
+builder/codegen/compile.c, store/schema.sql), restated here:
 
   * FDEs whose initial location is 0 (functions the linker discarded) are
     not counted: ehelf's reader skips them (cfi_reader.h);

@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "../common/xorshift.h"
-#include "../../client-lib/perfdata/perf_data.h"
+#include "../../testkit/xorshift.h"
+#include "../../tools/ehelf-perf/perfdata/perf_data.h"
 #include "unit.h"
 
 /* perf's own record types */

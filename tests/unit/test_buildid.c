@@ -1,6 +1,7 @@
 /* test_buildid.c - build-ID text, validation and store paths. */
 #include "../../common/buildid.h"
 #include "unit.h"
+#include "../../store/layout.h"
 
 int main(void)
 {
@@ -34,11 +35,11 @@ int main(void)
 	CHECK(buildid_from_hex("0a1", raw, sizeof raw) == -1);
 
 	char path[256];
-	CHECK(buildid_store_path("/usr/lib/ehelf", "0fa1b2", path,
+	CHECK(store_layout_path("/usr/lib/ehelf", "0fa1b2", path,
 				 sizeof path) > 0);
 	CHECK_STR(path, "/usr/lib/ehelf/.build-id/0f/a1b2.so");
-	CHECK(buildid_store_path("/s", "0F", path, sizeof path) == -1);
-	CHECK(buildid_store_path("/s", "0fa1", path, 10) == -1);
+	CHECK(store_layout_path("/s", "0F", path, sizeof path) == -1);
+	CHECK(store_layout_path("/s", "0fa1", path, 10) == -1);
 
 	/* equality up to perf's zero padding, either way round */
 	const uint8_t a[20] = { 1, 2, 3, 4 }, b[4] = { 1, 2, 3, 4 };

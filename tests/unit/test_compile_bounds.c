@@ -204,13 +204,13 @@ static void span_within_bound(const char *build)
 	make_elf(build, &b, "wide", elf, sizeof elf);
 	snprintf(out, sizeof out, "%s/wide.eh", dir);
 	long rss = 0;
-	/* the output is checked by the loader before it is written: where
-	 * that check cannot be made, nothing is written */
+	/* the output is checked in memory, as the loader checks it, before
+	 * it is written: no temporary file, so a TMPDIR that does not exist
+	 * is no obstacle */
 	char nowhere[700];
 	snprintf(nowhere, sizeof nowhere, "%s/no-such-dir", dir);
-	CHECK(compile_cli(build, elf, out, nowhere, &rss) == 1);
-	CHECK_CONTAINS(slurp_err(), "to check the eh_elf with the loader");
-	CHECK(!exists(out));
+	CHECK(compile_cli(build, elf, out, nowhere, &rss) == 0);
+	CHECK(unlink(out) == 0);
 	CHECK(compile_cli(build, elf, out, NULL, &rss) == 0);
 	ehelf_object *o = ehelf_object_open(out);
 	CHECK(o != NULL);

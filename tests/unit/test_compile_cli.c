@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../../builder/codegen/compile.h"
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 #include "../../common/sign.h"
 #include "unit.h"
 

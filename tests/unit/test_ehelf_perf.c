@@ -1,6 +1,6 @@
 /*
  * test_ehelf_perf.c - ehelf-perf's process model and symbol sources
- * (client-lib/ehelf_perf/): address spaces shared until code is mapped,
+ * (tools/ehelf-perf/ehelf_perf/): address spaces shared until code is mapped,
  * the dso symbol memo, the kernel's symbols from perf's build-ID cache
  * with their saved table; and libehelf keeping an eh_elf loaded when the
  * space that used it is gone, for the next one.
@@ -14,13 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../client-lib/ehelf_perf/cache_dir.h"
-#include "../../client-lib/ehelf_perf/dso.h"
+#include "../../tools/ehelf-perf/ehelf_perf/cache_dir.h"
+#include "../../tools/ehelf-perf/ehelf_perf/dso.h"
 #include "../../client-lib/space.h"
 #include "../../common/buildid.h"
-#include "../../client-lib/ehelf_perf/kernel_syms.h"
-#include "../../client-lib/ehelf_perf/procs.h"
-#include "../../client-lib/ehelf_perf/script.h"
+#include "../../tools/ehelf-perf/ehelf_perf/kernel_syms.h"
+#include "../../tools/ehelf-perf/ehelf_perf/procs.h"
+#include "../../tools/ehelf-perf/ehelf_perf/script.h"
 #include "unit.h"
 
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "../common/xorshift.h"
+#include "../../testkit/xorshift.h"
 #include "../../builder/codegen/lookup_table.h"
 #include "../../common/err.h"
 #include "unit.h"

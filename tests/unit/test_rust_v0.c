@@ -1,5 +1,5 @@
 /*
- * test_rust_v0.c - Rust v0 symbol names (client-lib/perfdata/rust_v0.c) as
+ * test_rust_v0.c - Rust v0 symbol names (tools/ehelf-perf/perfdata/rust_v0.c) as
  * perf 6.1 prints them.  The expected names are libiberty's (c++filt of
  * binutils 2.40, the demangler perf calls) without its verbose parts, crate
  * disambiguators and const type suffixes: real names of Rust 1.95's
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/xorshift.h"
-#include "../../client-lib/perfdata/rust_v0.h"
+#include "../../testkit/xorshift.h"
+#include "../../tools/ehelf-perf/perfdata/rust_v0.h"
 #include "unit.h"
 
 static const struct {

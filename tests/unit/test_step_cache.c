@@ -15,7 +15,7 @@
  * whole walks following trace lines of random contents give the frames
  * walks from the sets alone give.
  */
-#include "../common/xorshift.h"
+#include "../../testkit/xorshift.h"
 #include "../../client-lib/cached_step.h"
 #include "../../client-lib/summary_step.h"
 #include "../../client-lib/unwind.h"

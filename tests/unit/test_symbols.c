@@ -1,5 +1,5 @@
 /*
- * test_symbols.c - client-lib/perfdata/symbols.h on this machine's ELF files:
+ * test_symbols.c - tools/ehelf-perf/perfdata/symbols.h on this machine's ELF files:
  * libc through its separate debug file (libc6-dbg), libstdc++'s .dynsym
  * (demangled C++ names, PLT entries), this test's own executable (.symtab
  * and .dynsym), kallsyms, and bad inputs.  Every sized function symbol is
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../client-lib/perfdata/symbols.h"
+#include "../../tools/ehelf-perf/perfdata/symbols.h"
 #include "../../common/buildid.h"
 #include "../../common/elf_file.h"
 #include "unit.h"

@@ -42,6 +42,7 @@
 #include "../../common/sign.h"
 #include "eh_elf_image.h"
 #include "unit.h"
+#include "../../store/layout.h"
 
 #ifdef __SANITIZE_ADDRESS__
 enum { ASAN = 1 };
@@ -434,7 +435,7 @@ static int build_id_of(const char *file, char *out)
 static void store_put(const char *store, const char *id, const void *data, size_t len)
 {
 	char file[900], cmd[1000];
-	CHECK(buildid_store_path(store, id, file, sizeof file) > 0);
+	CHECK(store_layout_path(store, id, file, sizeof file) > 0);
 	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", file);
 	CHECK(system(cmd) == 0);
 	CHECK(write_mode(file, data, len, 0644) == 0);

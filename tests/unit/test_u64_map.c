@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "../common/xorshift.h"
+#include "../../testkit/xorshift.h"
 #include "../../common/u64_map.h"
 #include "unit.h"
 

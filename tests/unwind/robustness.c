@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../common/xorshift.h"
+#include "../../testkit/xorshift.h"
 #include "../../client-lib/include/ehelf.h"
 
 enum { PAGE = 4096, STACK_WORDS = 1024, MAXF = 64 };

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "../../client-lib/include/ehelf.h"
-#include "workloads.h"
+#include "../../testkit/workloads.h"
 
 enum { MAXF = 128, KEEP = 8 };
 
