@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../client-lib/include/ehelf_abi.h"
+#include "../../abi/ehelf_abi.h"
 #include "gen_ctx.h"
 #include "lookup_table.h"
 #include "ruleset.h"
