@@ -61,7 +61,7 @@ sq() { echo "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
 	 WHERE i < $1) SELECT count(*), sum(i * i % 7) FROM n;"; }
 if [ ! -f "$R/done" ]; then
 	rec sqlite-8k 8192 sqlite3 :memory: "$(sq "$(n 64000000)")"
-	rec sqlite-64k 65528 sqlite3 :memory: "$(sq "$(n 13000000)")"
+	rec sqlite-64k 65528 sqlite3 :memory: "$(sq "$(n 22000000)")"
 	# the others from the tests' workloads, 4 kHz
 	FREQ=4000 "$here/tests/perf/record-workloads.sh" "$R" "$(n 13)" cc1plus clang
 	FREQ=4000 "$here/tests/perf/record-workloads.sh" "$R" "$(n 175)" python
@@ -75,7 +75,7 @@ if [ ! -f "$R/done" ]; then
 	clangd_runs() { # N: clangd's check of the file, N times
 		echo "i=0; while [ \$i -lt $1 ]; do clangd-14 --check='$R/clangd/templates.cc' || exit 1; i=\$((i + 1)); done"
 	}
-	rec clangd-8k 8192 sh -c "$(clangd_runs "$(n 30)")"
+	rec clangd-8k 8192 sh -c "$(clangd_runs "$(n 36)")"
 	rec clangd-64k 65528 sh -c "$(clangd_runs "$(n 7)")"
 	rm -rf "$R/store"
 	"$here/tests/perf/store-for-recordings.sh" "$build" "$R/store" "$R"/*.data >/dev/null
