@@ -9,7 +9,7 @@ PACKAGES="
   libelf-dev libdw-dev elfutils
   libarchive-dev libsqlite3-dev libssl-dev openssl xxd sqlite3 libunwind-dev zlib1g-dev
   util-linux
-  clang libclang-rt-14-dev lld
+  clang libclang-rt-14-dev lld clangd
   dpkg-dev apt ca-certificates bc
   alien rpm zstd libzstd-dev xz-utils
   linux-perf rt-tests heaptrack google-perftools libgoogle-perftools4 hotspot

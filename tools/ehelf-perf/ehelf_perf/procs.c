@@ -225,6 +225,21 @@ int procs_exit(procs *p, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
+/* Mapping M's module into space S, if it is one (executable, of a file
+ * ehelf-perf can read, placed); a failure leaves the module out. */
+static void space_add_map(ehelf_space *s, const pmap *m)
+{
+	if (!m->exec || !m->d || !m->d->usable || !m->has_bias)
+		return;
+	ehelf_module_desc d = {
+		.start = m->start, .end = m->end, .bias = m->bias,
+		.path = m->d->file,
+		.build_id = m->d->build_id_len ? m->d->build_id : NULL,
+		.build_id_len = m->d->build_id_len,
+	};
+	ehelf_space_add_module(s, &d);
+}
+
 int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 	       uint64_t pgoff, bool exec, bool writable, bool identity,
 	       const char *filename, const uint8_t *build_id,
@@ -268,7 +283,7 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 	if (!v)
 		return ERR_NOMEM;
 	size_t out = 0;
-	bool placed = false, space_changed = exec;
+	bool placed = false, space_changed = exec, exec_replaced = false;
 	for (size_t i = 0; i < pr->n; i++) {
 		pmap o = pr->maps[i];
 		if (!placed && o.start >= start) {
@@ -279,7 +294,7 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 			v[out++] = o;
 			continue;
 		}
-		space_changed |= o.exec;
+		exec_replaced |= o.exec;
 		if (o.start < start) { /* the part before */
 			v[out] = o;
 			v[out++].end = start;
@@ -305,9 +320,21 @@ int procs_mmap(procs *p, uint32_t pid, uint64_t start, uint64_t len,
 	 * anonymous mappings (malloc's arenas, thread stacks) leave it, and
 	 * the processes sharing it, as they are.  Otherwise the mappings
 	 * are this process's own now. */
-	if (space_changed) {
+	if (space_changed || exec_replaced) {
 		pr->gen++;
-		group_leave(pr);
+		/* an executable mapping added over none (the dynamic loader
+		 * mapping a library, dlopen): the space of a process that
+		 * shares it with no other gets the module, as a space built
+		 * anew would hold it; it keeps what its other modules learnt
+		 * (their CFI tables, a pc no FDE covers).  Otherwise the
+		 * process leaves its group, for a space built anew. */
+		struct space_group *g = pr->group;
+		if (!exec_replaced && g && g->refs == 1) {
+			if (g->space)
+				space_add_map(g->space, &m);
+		} else {
+			group_leave(pr);
+		}
 	}
 	return 0;
 }
@@ -394,18 +421,8 @@ const ehelf_space *proc_space(proc *pr)
 	ehelf_space *s = ehelf_space_new();
 	if (!s)
 		return NULL;
-	for (size_t i = 0; i < pr->n; i++) {
-		const pmap *m = &pr->maps[i];
-		if (!m->exec || !m->d || !m->d->usable || !m->has_bias)
-			continue;
-		ehelf_module_desc d = {
-			.start = m->start, .end = m->end, .bias = m->bias,
-			.path = m->d->file,
-			.build_id = m->d->build_id_len ? m->d->build_id : NULL,
-			.build_id_len = m->d->build_id_len,
-		};
-		ehelf_space_add_module(s, &d); /* a failure leaves the module out */
-	}
+	for (size_t i = 0; i < pr->n; i++)
+		space_add_map(s, &pr->maps[i]);
 	g->space = s;
 	return s;
 }

@@ -71,22 +71,23 @@ int sample_unwind(proc *pr, const perf_reader *r, const perf_event *ev,
 		return 0;
 	/* outside the stack copy, memory comes from the files (sample_read
 	 * finds nothing else there, but notes reads in the part of a cut
-	 * copy that was left out); inside, ehelf loads it directly.  A
-	 * copy in the file's mapping is read for the first time: cold,
-	 * prefetched; one the reader has just copied out of the file (its
-	 * partial stacks, a pipe, compressed records: all of ehelf-perf's)
-	 * is in the caches, and asking for it again only costs the
-	 * prefetches (some 3-9 ns per frame, bench-perf-unwind --hot's
-	 * "ehelf,pf" against "ehelf"). */
+	 * copy that was left out); inside, ehelf loads it directly.  Never
+	 * EHELF_UNWIND_COLD_SNAPSHOT: a copy the reader has just copied out
+	 * of the file (its partial stacks, a pipe, compressed records) is
+	 * in the caches, and one read in place through the file's mapping
+	 * is cold, but prefetching its first 8 KiB costs more than the
+	 * frames' own misses: most samples' frames span a fraction of it,
+	 * and every sample pays for the rest in memory bandwidth
+	 * (inject-bench, in place: CPU time 10-20% lower on sqlite3 and
+	 * hackbench's threads with 8 KiB copies without the flag, the
+	 * same on clang's 64 KiB). */
 	const uint8_t *stack = ev->sample.stack;
 	uint64_t size = stack ? ev->sample.stack_size : 0;
 	bool cut = ev->sample.stack_full > size;
 	sample_mem files = { .stack = stack, .sp = regs.r[EHELF_RSP],
 			     .size = size, .full = cut ? ev->sample.stack_full : 0,
 			     .pr = pr };
-	unsigned flags = EHELF_UNWIND_FRAME_POINTER |
-			 (!cut && perf_reader_in_mapping(r, stack)
-				  ? EHELF_UNWIND_COLD_SNAPSHOT : 0);
+	unsigned flags = EHELF_UNWIND_FRAME_POINTER;
 	int n = ehelf_unwind_snapshot(s, &regs, stack, files.sp, size,
 				      sample_read, &files, frames, max, flags);
 	if (files.cut_read) {
