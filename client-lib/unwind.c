@@ -551,12 +551,9 @@ static bool stops_uncovered(const ehelf_space *s, uint64_t rip, bool exact,
 }
 
 /*
- * No stack prefetching for local walks: asking for the stack lines 1 KiB
- * ahead of each frame (each line once per walk) was within this VM's noise
- * when sampling cold at the kernel's tick, and cost 16% of the
- * instructions of a warm walk and 5-15% of the time at 19 kHz (zlib,
- * sqlite, C++; runs taking turns, issue 21's fourth stop).  A snapshot
- * known to be cold is prefetched whole (EHELF_UNWIND_COLD_SNAPSHOT).
+ * No stack prefetching for local walks: it costs more at 19 kHz than it
+ * gains at the kernel's tick (docs/journal.md).  A snapshot known to be
+ * cold is prefetched whole (EHELF_UNWIND_COLD_SNAPSHOT).
  */
 
 /*
@@ -877,7 +874,7 @@ void ehelf_regs_from_ucontext(ehelf_regs *r, const void *ucv)
 	const ucontext_t *uc = ucv;
 	const greg_t *g = uc->uc_mcontext.gregs;
 	/* one by one: a table of the indexes would be a cold line of its own
-	 * when sampling (a miss per sample, issue 21) */
+	 * when sampling (a miss per sample) */
 	r->r[EHELF_RAX] = (uint64_t)g[REG_RAX];
 	r->r[EHELF_RDX] = (uint64_t)g[REG_RDX];
 	r->r[EHELF_RCX] = (uint64_t)g[REG_RCX];
@@ -1032,11 +1029,9 @@ bool process_space_refresh(void)
  * assembly (getcontext.S, getcontext_unw.S), which stores the registers
  * their caller has at the return address (rip the return address, rsp
  * above it, the callee-saved ones as they are on entry) and calls this:
- * the walk starts in the caller's frame.  Before, it started from a
- * getcontext in here and stepped through this function's and
- * ehelf_backtrace's frames: two more steps per call, whose rows and stack
- * lines are as cold as any when sampling (issue 21: unw_backtrace was
- * slower per frame than the unw_step loop).
+ * the walk starts in the caller's frame.  Starting from a getcontext in
+ * here would step two more frames per call, whose rows and stack lines
+ * are cold when sampling.
  */
 int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
 		   walk_info *walk)

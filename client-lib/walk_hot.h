@@ -1,9 +1,9 @@
 /*
  * walk_hot.h - the process-wide words that every local walk reads, kept in
  * one cache line: a sampling profiler's walk finds them evicted by the
- * program's own work, and each line costs it a miss (issue 21: the
- * thread's known range took two, the GOT entry of its TLS offset and the
- * TLS line, besides the pin's line).
+ * program's own work, and each line costs it a miss (the thread's known
+ * range would take two: the GOT entry of its TLS offset and the TLS line,
+ * besides the pin's line).
  */
 #ifndef EHELF_CLIENT_WALK_HOT_H
 #define EHELF_CLIENT_WALK_HOT_H

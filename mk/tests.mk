@@ -176,9 +176,11 @@ perf-test: all $(PERF_TEST_BINS)
 PHONY += perf-test
 
 # ---- the include graph, reproducible builds, the fuzzers ------------------
-# the include graph: no cycle in a folder, components layered (fast)
+# the include graph: no cycle in a folder, components layered; docs and
+# comments without issue numbers, work-log words or commit hashes (fast)
 layering:
 	@tests/layering/check-includes.sh
+	@tests/layering/check-words.sh
 repro: all $(FIXTURES)
 	@tests/repro/check-repro.sh $(B)
 fuzz: fixtures $(B)/bin/ehelf-compile
