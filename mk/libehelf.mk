@@ -4,7 +4,7 @@
 CLIENT_SRC := client-lib/object.c client-lib/space.c client-lib/unwind.c \
               client-lib/fallback_dwarf.c client-lib/local_read.c \
               client-lib/summary_step.c client-lib/step_cache.c \
-              client-lib/lenient_step.c \
+              client-lib/lenient_step.c client-lib/process_space.c \
               client-lib/trust.c client-lib/fetch.c client-lib/fetch_config.c \
               client-lib/fetch_cache.c client-lib/resolve.c client-lib/space_fetch.c \
               client-lib/curl_api.c $(wildcard client-lib/cfi_fallback/*.c)
