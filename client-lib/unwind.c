@@ -246,7 +246,7 @@ static bool regs_equal(const ehelf_regs *a, const ehelf_regs *b)
  * marker cached_step() never takes): every stack ends in one.  T: the
  * walk's trace as cached_step() left it (step_cache.h), or NULL. */
 static inline __attribute__((always_inline)) int
-slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
+complete_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
 	     const reader *rd, unsigned flags, uint32_t *path, step_trace *t)
 {
 	uint64_t pc = r->r[EHELF_RIP] - (exact ? 0 : 1);
@@ -394,12 +394,12 @@ slow_step_of(const ehelf_space *s, ehelf_regs *r, bool exact,
 	return EHELF_STEP;
 }
 
-static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
+static int complete_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		     const reader *rd, unsigned flags, uint32_t *path,
 		     step_trace *t)
 {
 	step_cache_entry *at = t && t->record ? t->slot : NULL;
-	int st = slow_step_of(s, r, exact, rd, flags, path, t);
+	int st = complete_step_of(s, r, exact, rd, flags, path, t);
 	if (at && t->slot == at) /* nothing recorded there: leave the line */
 		t->slot = NULL;
 	return st;
@@ -410,8 +410,8 @@ static int slow_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * marker of its trace line (*T): the outermost frame, or a signal frame
  * whose caller is the kernel's ucontext at SP, straight into *R (no copy,
  * no call: every sample a profiler takes crosses one): rip and rsp, the
- * others as addresses in the ucontext (*LAZY, see cached_step()).  True with *ST EHELF_OUTERMOST or EHELF_STEP (as slow_step
- * would say), else false: slow_step does the frame.  R is written only
+ * others as addresses in the ucontext (*LAZY, see cached_step()).  True with *ST EHELF_OUTERMOST or EHELF_STEP (as complete_step
+ * would say), else false: complete_step does the frame.  R is written only
  * for a signal marker (it may be NULL for the outermost one).
  */
 static inline __attribute__((always_inline)) bool
@@ -499,11 +499,11 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
 		return st;
 	}
 	cached_step_load(r, lz);
-	return slow_step(s, r, exact, rd, flags, path, trace);
+	return complete_step(s, r, exact, rd, flags, path, trace);
 }
 
 /* Whether the step cache's sets say that the frame whose rip is RIP is
- * the outermost (as slow_step would find first; recorded into the walk's
+ * the outermost (as complete_step would find first; recorded into the walk's
  * trace line T as it would). */
 static inline bool outermost_in_sets(const ehelf_space *s, uint64_t rip,
 				     bool exact, step_trace *t)
@@ -539,7 +539,7 @@ int unwind_step_lean(const ehelf_space *s, ehelf_regs *r, bool exact,
 	return UNWIND_DECLINED;
 }
 
-/* Whether slow_step would stop at the frame whose rip is RIP without
+/* Whether complete_step would stop at the frame whose rip is RIP without
  * reading any register: a return address in no module, or in one without
  * an eh_elf when libdw is not to be asked, and no frame-pointer guess. */
 static bool stops_uncovered(const ehelf_space *s, uint64_t rip, bool exact,
@@ -657,7 +657,7 @@ trace_run(step_cache_entry *cache, step_cache_entry **slotp, uint64_t *ripp,
  * The unwinding loop.  Frames whose row is in the step cache (most of
  * them once warm) are stepped here by cached_step on locals that stay in
  * machine registers from frame to frame; anything else goes through
- * slow_step, which also fills the cache.  The frames go into FRAMES, or
+ * complete_step, which also fills the cache.  The frames go into FRAMES, or
  * (FRAMES NULL) only the pcs of the frames from SKIP on into IPS: always
  * inlined with constant arguments, one loop for each.  WALK (when not
  * NULL) tells how the walk went (unwind.h).  The registers are worked on
@@ -778,7 +778,7 @@ unwind_loop(const ehelf_space *s, const ehelf_regs *initial, ehelf_regs *work,
 			r->r[EHELF_RBP] = rbp;
 			r->valid = valid;
 			cached_step_load(r, &lazy);
-			st = slow_step(s, r, exact, rd,
+			st = complete_step(s, r, exact, rd,
 				       flags | (n == 1 && !rd->local ? UNWIND_FIRST_STEP : 0),
 				       &path, &t);
 		}
