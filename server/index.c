@@ -154,6 +154,12 @@ int index_sha256(void *arg, const char *hex, uint64_t size, char out[65])
 	return rc;
 }
 
+int index_conflicted(server_index *ix, const char *hex)
+{
+	reader *r = ix ? thread_reader(ix) : NULL;
+	return r && index_db_conflicted(r->h, hex) > 0;
+}
+
 int index_totals(server_index *ix, uint64_t *ehelfs, uint64_t *bytes,
 		 uint64_t *packages)
 {

@@ -32,6 +32,11 @@ void index_close(server_index *ix);
  * its size is SIZE.  0, or -1 when unknown. */
 int index_sha256(void *ix, const char *hex, uint64_t size, char out[65]);
 
+/* 1 when HEX is in conflict in the database (files of that build-ID with
+ * other unwind tables, table conflicts: its eh_elf is neither built nor
+ * served until ehelf-batch resolve), 0 when not or unknown. */
+int index_conflicted(server_index *ix, const char *hex);
+
 /* Totals for the status page: eh_elfs, their bytes, packages read. */
 int index_totals(server_index *ix, uint64_t *ehelfs, uint64_t *bytes,
 		 uint64_t *packages);

@@ -330,6 +330,12 @@ static void build(worker *w, const char *hex, outcome *r)
 		set(r, 200, BUILD_NOUTCOMES, false, "in the store");
 		return;
 	}
+	if (index_conflicted(o->index, hex)) {
+		set(r, 404, BUILD_NOUTCOMES, false, "%s: a build-ID in conflict in "
+		    "this store's database (files with other unwind tables): "
+		    "not built until it is resolved", hex);
+		return;
+	}
 	/* one build of HEX across the replicas over this store */
 	char lockpath[4400];
 	snprintf(lockpath, sizeof lockpath, "%s/lock-%s", od->tmp, hex);

@@ -26,6 +26,7 @@ fails=0
 ok() { echo "  ok: $*"; }
 bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
 . "$here/common.sh"
+. "$here/../common/free-port.sh"
 [ "$(id -u)" = 0 ] || { echo "run-hostile-tests: needs root (tmpfs mounts, a run as nobody)" >&2; exit 1; }
 # same STORE [DB]: STORE's eh_elfs, their sums and files rows are those of
 # the clean run, and store-check --complete passes
@@ -140,7 +141,7 @@ run uv --store "$T/fs" --db "$T/uv.sqlite" "$z"
 run empty --store "$T/fs" --db "$T/empty.sqlite" "$z"
 [ "$status" = 0 ] && [ "$(sqlite3 "$T/empty.sqlite" "SELECT count(*) FROM eh_elfs")" = 1 ] &&
 	ok "an empty file: used" || bad "empty database file: $status $(cat "$T/empty.e")"
-# a database of ehelf's whose table pages are damaged (quick_check fails)
+# a database of ehelf's whose table pages are damaged
 cp "$T/ref/ehelf.sqlite" "$T/damaged.sqlite"
 sqlite3 "$T/damaged.sqlite" "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE" >/dev/null
 root=$(sqlite3 "$T/damaged.sqlite" "SELECT rootpage FROM sqlite_master WHERE name = 'files'")
@@ -148,10 +149,26 @@ psize=$(sqlite3 "$T/damaged.sqlite" "PRAGMA page_size")
 printf '\377\377\377\377\377\377\377\377' | dd of="$T/damaged.sqlite" bs=1 seek=$(( (root - 1) * psize + 8 )) conv=notrunc 2>/dev/null
 sum=$(sha256sum <"$T/damaged.sqlite")
 run damaged --store "$T/fs" --db "$T/damaged.sqlite" "$z"
-[ "$status" = 1 ] && grep -q "a damaged database (PRAGMA quick_check" "$T/damaged.e" &&
+[ "$status" = 1 ] && grep -q "a damaged database (PRAGMA integrity_check" "$T/damaged.e" &&
 	[ "$(sha256sum <"$T/damaged.sqlite")" = "$sum" ] &&
 	ok "a damaged database: refused, not changed: $(head -c 160 "$T/damaged.e")" ||
 	bad "damaged database: status $status, $(cat "$T/damaged.e")"
+# one whose index files_build_id no longer holds its table's entries (the
+# index's definition changed under it): quick_check passes, integrity_check
+# does not
+cp "$T/ref/ehelf.sqlite" "$T/badindex.sqlite"
+sqlite3 "$T/badindex.sqlite" "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE" >/dev/null
+sqlite3 "$T/badindex.sqlite" "PRAGMA writable_schema = ON; UPDATE sqlite_master
+	SET sql = 'CREATE INDEX files_build_id ON files(path)' WHERE name = 'files_build_id'"
+[ "$(sqlite3 "$T/badindex.sqlite" "PRAGMA quick_check")" = ok ] &&
+	[ "$(sqlite3 "$T/badindex.sqlite" "PRAGMA integrity_check(1)")" != ok ] ||
+	bad "the test's damaged index: quick_check or integrity_check say otherwise"
+sum=$(sha256sum <"$T/badindex.sqlite")
+run badindex --store "$T/fs" --db "$T/badindex.sqlite" "$z"
+[ "$status" = 1 ] && grep -q "a damaged database (PRAGMA integrity_check: .*missing from index" "$T/badindex.e" &&
+	[ "$(sha256sum <"$T/badindex.sqlite")" = "$sum" ] &&
+	ok "an index not matching its table (quick_check passes): refused, not changed" ||
+	bad "damaged index: status $status, $(cat "$T/badindex.e")"
 
 echo "== a read-only store"
 cp -a "$T/ref" "$T/ro" && chmod 711 "$T"
@@ -307,6 +324,34 @@ print(" ".join(sorted(r[0] + ":" + r[1] for r in t["rows"])))' "$T/stats.json")
 run conf2 --store "$T/sc" "$T/conf"
 [ "$status" = 1 ] && [ ! -e "$so" ] && [ "$(json "$T/conf2.j" built)" = 0 ] &&
 	ok "run again: still in conflict, nothing built, status 1" || bad "rerun of a conflict: $status $(cat "$T/conf2.j")"
+# ehelf-server over that store, with an upstream (elfutils' debuginfod)
+# holding the genuine file: the build-ID in conflict is not built on demand
+mkdir -p "$T/up"
+cp "$libz" "$T/up/"
+dport=$(free_port)
+debuginfod -p "$dport" -d "$T/up.sqlite" -F "$T/up" -t 0 -g 0 -c 1 >"$T/debuginfod.log" 2>&1 &
+dpid=$!
+i=0
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$dport/buildid/$bid/executable")" = 200 ] ||
+      [ $i -gt 300 ] || ! kill -0 "$dpid" 2>/dev/null; do
+	sleep 0.2
+	i=$((i + 1))
+done
+"$build/bin/ehelf-server" --store "$T/sc" --upstream "http://127.0.0.1:$dport" --listen 127.0.0.1 \
+	--port 0 --port-file "$T/sport" 2>"$T/server.log" &
+spid=$!
+i=0
+while [ ! -s "$T/sport" ] && [ $i -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+code=$(curl -s -o "$T/od.body" -w '%{http_code}' "http://127.0.0.1:$(cat "$T/sport" 2>/dev/null)/buildid/$bid/eh_elf" || true)
+kill "$spid" "$dpid" 2>/dev/null || true
+wait "$spid" "$dpid" 2>/dev/null || true
+[ "$code" = 404 ] && grep -q "in conflict" "$T/od.body" && [ ! -e "$so" ] &&
+	[ "$(q "$T/sc" "SELECT count(*) FROM eh_elfs WHERE build_id = '$bid'")" = 0 ] &&
+	ok "ehelf-server with the genuine file upstream: not built on demand, 404 ($(cat "$T/od.body"))" ||
+	bad "ehelf-server on demand: $code $(cat "$T/od.body" "$T/server.log" 2>/dev/null | head -c 300)"
 # the genuine package first, the changed copy in a later run
 run g1 --store "$T/sg" "$z"
 [ -e "$T/sg/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).so" ] || bad "the genuine eh_elf"
