@@ -2,6 +2,7 @@
  * small helpers. */
 #include "package_impl.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,16 +63,24 @@ bool pkg_is_package_name(const char *name)
 	return pkg_format_of_name(name) >= 0;
 }
 
-bool pkg_is_elf_file(const char *path)
+int pkg_probe_elf(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4)
-		return false;
+		return 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return errno == ENOENT ? 0 : -errno;
 	char magic[4];
-	bool elf = read(fd, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+	ssize_t n = read(fd, magic, 4);
+	int e = errno;
 	close(fd);
-	return elf;
+	if (n < 0)
+		return -e;
+	return n == 4 && memcmp(magic, "\177ELF", 4) == 0;
+}
+
+bool pkg_is_elf_file(const char *path)
+{
+	return pkg_probe_elf(path) == 1;
 }

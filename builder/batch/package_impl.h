@@ -35,8 +35,13 @@ int pkg_format_of_name(const char *name);
 /* True for the file names of package formats ehelf-batch reads. */
 bool pkg_is_package_name(const char *name);
 
-/* True if PATH is a regular file (not a symbolic link) starting with the
- * ELF magic. */
+/* 1 if PATH is a regular file (not a symbolic link) starting with the
+ * ELF magic, 0 if it is not (or is gone), -errno if it is a regular file
+ * of 4 bytes or more that cannot be opened or read (which an ELF file may
+ * be: the caller reports it). */
+int pkg_probe_elf(const char *path);
+
+/* pkg_probe_elf(PATH) == 1. */
 bool pkg_is_elf_file(const char *path);
 
 /* Copy S into a fixed field, truncating. */

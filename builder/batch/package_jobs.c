@@ -61,7 +61,11 @@ int pkg_jobs_add_source(pkg_jobs *jobs, const char *given, ehelf_err *err)
 		return err_set(err, ERR_IO, "%s: %s", given, strerror(errno));
 	if (S_ISREG(st.st_mode)) {
 		int f = pkg_format_of_name(source);
-		if (f < 0 && pkg_is_elf_file(source))
+		int elf = f < 0 ? pkg_probe_elf(source) : 0;
+		if (elf < 0)
+			return err_set(err, ERR_IO, "%s: cannot be read: %s", source,
+				       strerror(-elf));
+		if (elf)
 			f = PKG_FILE;
 		if (f < 0)
 			return err_set(err, ERR_UNSUPPORTED, "%s: not a package "

@@ -4,8 +4,10 @@
  * here), a package dpkg says is installed (its file list,
  * /var/lib/dpkg/info/NAME.list), and a single ELF file (under its absolute
  * path).  Only regular files starting with the ELF magic are returned;
- * they are read in place.
+ * they are read in place.  A regular file that cannot be opened or read is
+ * returned as a member with a problem (reported, its package not done).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <fts.h>
 #include <stdio.h>
@@ -48,6 +50,20 @@ static int member(tree_reader *r, pkg_member *m, const char *path,
 	return 1;
 }
 
+/* Member M at PATH, the file at DISK (which pkg_probe_elf gave -ERRNO):
+ * not read, reported with the reason.  1, or ERR_NOMEM. */
+static int unreadable(tree_reader *r, pkg_member *m, const char *path,
+		      int errno_, ehelf_err *err)
+{
+	int rc = pkg_member_name(&r->base, 0, path, &m->path, err);
+	if (rc < 0)
+		return rc;
+	snprintf(r->base.problem, sizeof r->base.problem, "cannot be read (%s)",
+		 strerror(errno_));
+	m->problem = r->base.problem;
+	return 1;
+}
+
 static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 {
 	tree_reader *r = (tree_reader *)base;
@@ -56,7 +72,11 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 		if (!f)
 			return 0;
 		r->file = NULL;
-		if (!pkg_is_elf_file(f))
+		int elf = pkg_probe_elf(f);
+		if (elf < 0)
+			return err_set(err, ERR_IO, "%s: cannot be read: %s", f,
+				       strerror(-elf));
+		if (!elf)
 			return err_set(err, ERR_IO, "%s: no longer an ELF file", f);
 		return member(r, m, f, f, err);
 	}
@@ -66,8 +86,13 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 			if (e->fts_info == FTS_DNR || e->fts_info == FTS_ERR)
 				return err_set(err, ERR_IO, "%s: cannot read",
 					       e->fts_path);
-			if (e->fts_info != FTS_F || pkg_is_package_name(e->fts_name) ||
-			    !pkg_is_elf_file(e->fts_path))
+			if (e->fts_info != FTS_F || pkg_is_package_name(e->fts_name))
+				continue;
+			int elf = pkg_probe_elf(e->fts_path);
+			if (elf < 0)
+				return unreadable(r, m, e->fts_path + r->root_len,
+						  -elf, err);
+			if (!elf)
 				continue;
 			return member(r, m, e->fts_path + r->root_len, e->fts_path,
 				      err);
@@ -78,7 +103,10 @@ static int tree_next(pkg_reader *base, pkg_member *m, ehelf_err *err)
 	while ((n = getline(&r->line, &r->line_cap, r->list)) > 0) {
 		if (r->line[n - 1] == '\n')
 			r->line[--n] = '\0';
-		if (!pkg_is_elf_file(r->line))
+		int elf = pkg_probe_elf(r->line);
+		if (elf < 0)
+			return unreadable(r, m, r->line, -elf, err);
+		if (!elf)
 			continue;
 		return member(r, m, r->line, r->line, err);
 	}

@@ -4,11 +4,12 @@
 # database on it or elsewhere), two runs on one store, SIGINT and kill -9
 # mid-run, each followed by a rerun that must end with the store and
 # database of a clean run; databases of other programs and damaged ones
-# (refused, unchanged); a read-only store; damaged .rpm payloads, an ELF
-# over the size limit, member paths over 4,095 bytes, hard-linked ELF
-# members, a directory of symbolic links to .debs; two packages sharing a
-# build-ID with different unwind tables (a conflict); the directory flushed
-# after each rename.  Exit status: non-zero whenever something was not built.
+# (refused, unchanged; an index not matching its table too); a read-only
+# store; damaged .rpm payloads, an ELF over the size limit, member paths
+# over 4,095 bytes, hard-linked ELF members, a directory of symbolic links
+# to .debs, a file of a tree its reader cannot read; two packages sharing
+# a build-ID with different unwind tables (a conflict; ehelf-server does
+# not build it on demand); the directory flushed after each rename.  Exit status: non-zero whenever something was not built.
 # Usage: tests/batch/run-hostile-tests.sh BUILD   (as root: tmpfs mounts)
 set -eu
 build=$(cd "${1:?usage: run-hostile-tests.sh BUILD}" && pwd)
@@ -263,6 +264,27 @@ run links2 --store "$T/sl" "$T/links"
 [ "$status" = 1 ] && [ "$(json "$T/links2.j" packages_failed)" = 1 ] && grep -q nowhere_1_amd64.deb "$T/links2.e" &&
 	ok "a link that leads nowhere: reported, status 1: $(cat "$T/links2.e")" ||
 	bad "dangling link: $status $(cat "$T/links2.e")"
+
+# a directory tree holding an ELF file its reader cannot read (as nobody)
+mkdir -p "$T/tree/lib" "$T/stree" && chmod 777 "$T/stree"
+cp "$libz" "$T/tree/lib/libz-ok.so"
+cp "$libz" "$T/tree/lib/libz-secret.so" && chmod 600 "$T/tree/lib/libz-secret.so"
+status=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$batch" --store "$T/stree" "$T/tree" \
+	>/dev/null 2>"$T/tree.e" || status=$?
+r=$(q "$T/stree" "SELECT group_concat(x, '; ') FROM (SELECT f.path || ' ' || f.status || ': ' ||
+              coalesce(f.error, '') || ' / ' || p.status AS x FROM files f JOIN packages p
+              ON p.id = f.package_id ORDER BY f.path)")
+[ "$status" = 1 ] && [ "$r" = "/lib/libz-ok.so built:  / failed; /lib/libz-secret.so failed: cannot be read (Permission denied) / failed" ] &&
+	grep -q "libz-secret.so" "$T/tree.e" &&
+	ok "an unreadable file in a directory tree: recorded failed with the reason, the tree not done, status 1" ||
+	bad "unreadable file in a tree: status $status, '$r', $(cat "$T/tree.e")"
+status=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$batch" --store "$T/stree" "$T/tree/lib/libz-secret.so" \
+	>/dev/null 2>"$T/tree1.e" || status=$?
+[ "$status" = 1 ] && grep -q "libz-secret.so: cannot be read: Permission denied" "$T/tree1.e" &&
+	ok "an unreadable file named on the command line: $(cat "$T/tree1.e")" ||
+	bad "unreadable file argument: status $status, $(cat "$T/tree1.e")"
 
 echo "== a build-ID shared by files with different unwind tables"
 rm -rf "$T/evil" && mkdir -p "$T/evil" "$T/conf" && dpkg-deb -R "$z" "$T/evil"
