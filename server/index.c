@@ -71,6 +71,10 @@ int index_open(server_index **out, const char *path, bool writable,
 			     INDEX_SCHEMA_VERSION);
 		goto fail;
 	}
+	if (writable && index_db_check_ours(h, path, "ehelf-server", err) < 0) {
+		rc = ERR_FORMAT;
+		goto fail;
+	}
 	if (writable && v < INDEX_SCHEMA_VERSION) {
 		/* a new database, or one an older ehelf-batch wrote: let the
 		 * builder's own code migrate it (run ehelf-batch once) */

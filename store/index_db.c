@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int index_db_immutable_uri(const char *path, char *out, size_t n)
@@ -29,6 +30,67 @@ int index_db_version(sqlite3 *h)
 		v = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
 	return v;
+}
+
+/* The tables of every schema version (schema.sql), with their indexes
+ * (sqlite's own objects are sqlite_*). */
+static const char *const ehelf_tables[] = {
+	"packages", "files", "eh_elfs", "rule_kinds", "dwarf_ops", "fde_rows",
+	"rulesets", "ruleset_texts", "fde_sizes", "unsupported", "cfi_sources",
+	"conflicts",
+};
+
+static bool ehelf_table(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof ehelf_tables / sizeof *ehelf_tables;
+	     i++)
+		if (!strcmp(name, ehelf_tables[i]))
+			return true;
+	return false;
+}
+
+int index_db_check_ours(sqlite3 *h, const char *path, const char *who,
+			ehelf_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(h, "PRAGMA integrity_check(1)", -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0)
+					 : NULL;
+	if (!r || strcmp(r, "ok") != 0) {
+		rc = err_set(err, ERR_FORMAT, "%s: a damaged database (PRAGMA "
+			     "integrity_check: %s): not used; give %s another "
+			     "--db, or move it away to start afresh", path,
+			     r ? r : sqlite3_errmsg(h), who);
+		sqlite3_finalize(s);
+		return rc;
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(h, "SELECT type, name, tbl_name FROM"
+			       " main.sqlite_master WHERE name NOT LIKE 'sqlite!_%'"
+			       " ESCAPE '!' ORDER BY rowid", -1, &s, NULL) != SQLITE_OK)
+		return err_set(err, ERR_FORMAT, "%s: cannot read the schema: %s",
+			       path, sqlite3_errmsg(h));
+	rc = 0;
+	bool any = false;
+	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+		any = true;
+		if (!ehelf_table((const char *)sqlite3_column_text(s, 2)))
+			rc = err_set(err, ERR_FORMAT, "%s: not an ehelf-batch "
+				     "database (it has the %s '%.100s', which "
+				     "ehelf-batch never creates): not changed; "
+				     "give %s a --db of its own", path,
+				     sqlite3_column_text(s, 0),
+				     sqlite3_column_text(s, 1), who);
+	}
+	sqlite3_finalize(s);
+	int version = index_db_version(h);
+	if (rc == 0 && version != 0 && !any)
+		rc = err_set(err, ERR_FORMAT, "%s: not an ehelf-batch database "
+			     "(user_version %d, no tables): not changed; give %s "
+			     "a --db of its own", path, version, who);
+	return rc;
 }
 
 int index_db_has_table(sqlite3 *h, const char *name)

@@ -45,6 +45,15 @@ int index_db_has_table(struct sqlite3 *h, const char *name);
  * cannot be read. */
 int index_db_conflicted(struct sqlite3 *h, const char *hex);
 
+/* Before anything is written to H (the database at PATH) by program WHO:
+ * 0 when it is empty or ehelf's, else ERR_FORMAT with the message.
+ * Refused: a database failing PRAGMA integrity_check (quick_check misses
+ * an index whose entries are not its table's, at about the same cost),
+ * one with an object on a table store/schema.sql never creates, one with
+ * a user_version and no tables. */
+int index_db_check_ours(struct sqlite3 *h, const char *path, const char *who,
+			ehelf_err *err);
+
 /* The database's PRAGMA user_version, or -1 when it cannot be read. */
 int index_db_version(struct sqlite3 *h);
 

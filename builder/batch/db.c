@@ -208,65 +208,6 @@ static int migrate(batch_db *db, ehelf_err *err)
 	return rc;
 }
 
-/* The tables of every schema version (schema.sql), with their indexes
- * (sqlite's own objects are sqlite_*). */
-static const char *const ehelf_tables[] = {
-	"packages", "files", "eh_elfs", "rule_kinds", "dwarf_ops", "fde_rows",
-	"rulesets", "ruleset_texts", "fde_sizes", "unsupported", "cfi_sources",
-	"conflicts",
-};
-
-/* Before anything is written: refuse a database that fails PRAGMA
- * integrity_check (quick_check misses an index whose entries are not its
- * table's, at about the same cost), or that is not empty and not ehelf's
- * (an object of a table schema.sql does not create; a user_version
- * without an eh_elfs table). */
-static int check_ours(batch_db *db, int version, ehelf_err *err)
-{
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(db->h, "PRAGMA integrity_check(1)", -1, &s, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(s);
-	const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0)
-					 : NULL;
-	if (!r || strcmp(r, "ok") != 0) {
-		rc = err_set(err, ERR_FORMAT, "%s: a damaged database (PRAGMA "
-			     "integrity_check: %s): not used; give another --db, or "
-			     "move it away to start afresh", db->path,
-			     r ? r : sqlite3_errmsg(db->h));
-		sqlite3_finalize(s);
-		return rc;
-	}
-	sqlite3_finalize(s);
-	if (sqlite3_prepare_v2(db->h, "SELECT type, name, tbl_name FROM"
-			       " main.sqlite_master WHERE name NOT LIKE 'sqlite!_%'"
-			       " ESCAPE '!' ORDER BY rowid", -1, &s, NULL) != SQLITE_OK)
-		return db_fail(db, err, "cannot read the schema");
-	rc = 0;
-	bool any = false;
-	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
-		any = true;
-		const char *tbl = (const char *)sqlite3_column_text(s, 2);
-		bool known = false;
-		for (size_t i = 0; tbl && !known &&
-		     i < sizeof ehelf_tables / sizeof *ehelf_tables; i++)
-			known = !strcmp(tbl, ehelf_tables[i]);
-		if (!known)
-			rc = err_set(err, ERR_FORMAT, "%s: not an ehelf-batch "
-				     "database (it has the %s '%.100s', which "
-				     "ehelf-batch never creates): not changed; "
-				     "give ehelf-batch a --db of its own", db->path,
-				     sqlite3_column_text(s, 0),
-				     sqlite3_column_text(s, 1));
-	}
-	sqlite3_finalize(s);
-	if (rc == 0 && version != 0 && !any)
-		rc = err_set(err, ERR_FORMAT, "%s: not an ehelf-batch database "
-			     "(user_version %d, no tables): not changed; give "
-			     "ehelf-batch a --db of its own", db->path, version);
-	return rc;
-}
-
 /* Check the version of the open database; for writing, migrate it or
  * create the schema. */
 static int check_schema(batch_db *db, bool ro, ehelf_err *err)
@@ -279,7 +220,8 @@ static int check_schema(batch_db *db, bool ro, ehelf_err *err)
 		return err_set(err, ERR_UNSUPPORTED, "%s: written by a newer "
 			       "ehelf-batch (database version %d; this one knows "
 			       "versions up to %d)", db->path, v, DB_SCHEMA_VERSION);
-	if (!ro && (rc = check_ours(db, v, err)) < 0)
+	if (!ro && (rc = index_db_check_ours(db->h, db->path, "ehelf-batch",
+					       err)) < 0)
 		return rc;
 	bool tables = db_has_column(db->h, "main", "eh_elfs", "build_id");
 	if (ro && !tables)

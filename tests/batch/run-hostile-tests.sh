@@ -133,6 +133,14 @@ run foreign --store "$T/fs" --db "$T/foreign.sqlite" "$z"
 	[ "$(sha256sum <"$T/foreign.sqlite")" = "$sum" ] && [ ! -e "$T/foreign.sqlite-wal" ] &&
 	ok "a database with a table of its own: refused, not changed: $(cat "$T/foreign.e")" ||
 	bad "foreign database: status $status, $(cat "$T/foreign.e")"
+# ehelf-server writes the database for on-demand builds: the same refusal
+st=0
+timeout 20 "$build/bin/ehelf-server" --store "$T/fs" --db "$T/foreign.sqlite" --upstream http://127.0.0.1:9 \
+	--listen 127.0.0.1 --port 0 >/dev/null 2>"$T/foreign-server.e" || st=$?
+[ "$st" = 1 ] && grep -q "not an ehelf-batch database (it has the table 'notes'" "$T/foreign-server.e" &&
+	[ "$(sha256sum <"$T/foreign.sqlite")" = "$sum" ] &&
+	ok "ehelf-server building on demand into it: refused, not changed: $(cat "$T/foreign-server.e")" ||
+	bad "ehelf-server on a foreign database: status $st, $(cat "$T/foreign-server.e")"
 sqlite3 "$T/uv.sqlite" "PRAGMA user_version = 1"
 run uv --store "$T/fs" --db "$T/uv.sqlite" "$z"
 [ "$status" = 1 ] && grep -q "user_version 1, no tables" "$T/uv.e" &&
@@ -346,6 +354,16 @@ print(" ".join(sorted(r[0] + ":" + r[1] for r in t["rows"])))' "$T/stats.json")
 run conf2 --store "$T/sc" "$T/conf"
 [ "$status" = 1 ] && [ ! -e "$so" ] && [ "$(json "$T/conf2.j" built)" = 0 ] &&
 	ok "run again: still in conflict, nothing built, status 1" || bad "rerun of a conflict: $status $(cat "$T/conf2.j")"
+# ehelf-pkg over that store: no -ehelf package carries the build-ID
+carried() { # carried REPO: how many of ehelf-pkg's packages in REPO hold $bid's eh_elf
+	for d in $(find "$1/pool" -name '*.deb' 2>/dev/null); do
+		dpkg-deb -c "$d" | grep "usr/lib/ehelf/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).so"
+	done | wc -l
+}
+st=0
+"$build/bin/ehelf-pkg" --store "$T/sc" --out "$T/screpo" >/dev/null 2>"$T/screpo.e" || st=$?
+[ "$(carried "$T/screpo")" = 0 ] && ok "ehelf-pkg (status $st): no package carries it" ||
+	bad "ehelf-pkg shipped the build-ID in conflict: $(cat "$T/screpo.e")"
 # ehelf-server over that store, with an upstream (elfutils' debuginfod)
 # holding the genuine file: the build-ID in conflict is not built on demand
 mkdir -p "$T/up"
@@ -406,6 +424,9 @@ run conf3 --store "$T/sc" "$T/conf"
 	                WHERE p.name = 'zlib1g' AND f.build_id = '$bid'")" = built ] &&
 	ok "the copy removed from the sources, resolved: the next run builds it ($(cat "$T/res.e"))" ||
 	bad "after resolve: $status $(cat "$T/conf3.j" "$T/conf3.e")"
+"$build/bin/ehelf-pkg" --store "$T/sc" --out "$T/screpo2" >/dev/null 2>"$T/screpo2.e" &&
+	[ "$(carried "$T/screpo2")" = 1 ] && ok "... and ehelf-pkg ships it" ||
+	bad "ehelf-pkg after resolve: $(carried "$T/screpo2") packages, $(cat "$T/screpo2.e")"
 
 echo "== each eh_elf: checked as the loader checks it, renamed, its directory flushed"
 ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=rename,openat,fsync -o "$T/strace" \
