@@ -30,10 +30,11 @@ bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
 . "$here/../common/free-port.sh"
 [ "$(id -u)" = 0 ] || { echo "run-hostile-tests: needs root (tmpfs mounts, a run as nobody)" >&2; exit 1; }
 # same STORE [DB]: STORE's eh_elfs, their sums and files rows are those of
-# the clean run, and store-check --complete passes
+# the clean run, every package is done, and store-check --complete passes
 same() {
 	db=${2:-$1/ehelf.sqlite}
 	dump "$1" "$db" | cmp -s - "$T/ref.dump" && store_sums "$1" | cmp -s - "$T/ref.sums" &&
+		[ "$(sqlite3 "$db" "SELECT count(*) FROM packages WHERE status != 'done'")" = 0 ] &&
 		db_sums "$1" "$db" | cmp -s - "$T/ref.sums" && "$check" --complete "$1" "$db" >/dev/null
 }
 run() { # run NAME ARGS...: ehelf-batch ARGS, its status in $status, output in $T/NAME.{j,e}
@@ -429,15 +430,17 @@ run conf3 --store "$T/sc" "$T/conf"
 	bad "ehelf-pkg after resolve: $(carried "$T/screpo2") packages, $(cat "$T/screpo2.e")"
 
 echo "== each eh_elf: checked as the loader checks it, renamed, its directory flushed"
-ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=rename,openat,fsync -o "$T/strace" \
+# (each thread's calls in a file of their own: no line cut by another's)
+ASAN_OPTIONS=detect_leaks=0 strace -ff -e trace=rename,openat,fsync -o "$T/strace" \
 	"$batch" --store "$T/st" "$libz" >/dev/null 2>&1 || bad "ehelf-batch under strace failed"
-awk '/rename\(.*\.build-id\/[0-9a-f][0-9a-f]\/[0-9a-f]*\.so"\) = 0/ { r = 1; next }
+awk 'FNR == 1 { r = 0 }
+     /rename\(.*\.build-id\/[0-9a-f][0-9a-f]\/[0-9a-f]*\.so"\) = 0/ { r = 1; next }
      r == 1 && /openat\(.*\.build-id\/[0-9a-f][0-9a-f]", .*O_DIRECTORY/ {
 	     fd = $NF; r = 2; next }
      r == 2 && index($0, "fsync(" fd ")") && / = 0$/ { found = 1 }
-     END { exit !found }' "$T/strace" &&
+     END { exit !found }' "$T"/strace.* &&
 	ok "the eh_elf renamed into .build-id/XX, then that directory fsynced" ||
-	{ bad "no fsync of the directory after the rename"; grep -A3 'rename(' "$T/strace" | head; }
+	{ bad "no fsync of the directory after the rename"; grep -h -A3 'rename(' "$T"/strace.* | head; }
 # each eh_elf is checked in memory, as the loader checks it, before it is
 # staged: what the store holds the loader opens (store-check opens every
 # one with ehelf_object_open)
