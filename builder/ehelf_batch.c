@@ -104,7 +104,8 @@ static void print_summary(const batch_summary *s, bool json)
 		printf("{\"packages\": %" PRIu64 ", \"packages_done_before\": %"
 		       PRIu64 ", \"packages_failed\": %" PRIu64 ", \"elfs\": %"
 		       PRIu64 ", \"built\": %" PRIu64 ", \"skipped\": %" PRIu64
-		       ", \"failed\": %" PRIu64 ", \"no_cfi\": %" PRIu64
+		       ", \"failed\": %" PRIu64 ", \"failed_before\": %" PRIu64
+		       ", \"no_cfi\": %" PRIu64
 		       ", \"ignored\": %" PRIu64 ", \"eh_frame_bytes\": %" PRIu64
 		       ", \"eh_frame_hdr_bytes\": %" PRIu64 ", \"ehelf_bytes\": %"
 		       PRIu64 ", \"rows\": %" PRIu64 ", \"summarised_rows\": %"
@@ -112,8 +113,8 @@ static void print_summary(const batch_summary *s, bool json)
 		       PRIu64 ", \"conflicts\": %" PRIu64 ", \"conflict_build_ids\": %"
 		       PRIu64 ", \"seconds\": %.3f}\n",
 		       s->packages, s->packages_done_before, s->packages_failed,
-		       s->elfs, s->built, s->skipped, s->failed, s->no_cfi,
-		       s->ignored, s->eh_frame_bytes, s->eh_frame_hdr_bytes,
+		       s->elfs, s->built, s->skipped, s->failed, s->failed_before,
+		       s->no_cfi, s->ignored, s->eh_frame_bytes, s->eh_frame_hdr_bytes,
 		       s->ehelf_bytes, s->rows, s->summarised_rows,
 		       s->sframe_bytes, s->signatures, s->conflicts,
 		       s->conflict_ids_all, s->seconds);
@@ -126,6 +127,10 @@ static void print_summary(const batch_summary *s, bool json)
 		"shared objects, %" PRIu64 " failed\n", s->packages,
 		s->packages_done_before, s->packages_failed, s->elfs, s->built,
 		s->skipped, s->no_cfi, s->ignored, s->failed);
+	if (s->failed_before)
+		fprintf(stderr, "ehelf-batch: %" PRIu64 " ELF files of packages done "
+			"before have no eh_elf (files.status 'failed', with the "
+			"reason)\n", s->failed_before);
 	if (s->signatures)
 		fprintf(stderr, "ehelf-batch: %" PRIu64 " signatures written\n",
 			s->signatures);
@@ -401,5 +406,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	print_summary(&sum, json);
-	return sum.packages_failed || sum.conflict_ids_all ? 1 : sum.failed ? 3 : 0;
+	return sum.packages_failed || sum.conflict_ids_all ? 1
+	       : sum.failed || sum.failed_before ? 3 : 0;
 }

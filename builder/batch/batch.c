@@ -640,6 +640,9 @@ static void process_job(shared *s, const pkg_job *job)
 	if (drc == 0 && done) {
 		pthread_mutex_lock(&s->lock);
 		s->sum.packages_done_before++;
+		uint64_t unbuilt = 0;
+		set_fatal(s, db_package_unbuilt(s->db, id, &unbuilt, &dberr), &dberr);
+		s->sum.failed_before += unbuilt;
 		pthread_mutex_unlock(&s->lock);
 	} else if (drc == 0 && rc == 0) {
 		pkg_member mb;

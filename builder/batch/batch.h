@@ -44,6 +44,8 @@ typedef struct batch_summary {
 	uint64_t built;             /* eh_elfs compiled and stored */
 	uint64_t skipped;           /* build-ID already in the store */
 	uint64_t failed;            /* ELFs that could not be compiled */
+	uint64_t failed_before;     /* and those of packages done before,
+				     * still without an eh_elf */
 	uint64_t no_cfi;            /* ELFs without unwind tables */
 	uint64_t ignored;           /* not x86_64 executables or shared objects
 				     * (32-bit, relocatable objects, modules) */

@@ -436,6 +436,23 @@ int db_package_forget_others(batch_db *db, int64_t id, const pkg_meta *m,
 	return rc;
 }
 
+int db_package_unbuilt(batch_db *db, int64_t id, uint64_t *n, ehelf_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM files f WHERE"
+			       " f.package_id = ?1 AND f.status = 'failed' AND NOT"
+			       " EXISTS (SELECT 1 FROM eh_elfs e WHERE e.build_id ="
+			       " f.build_id)", -1, &s, NULL) != SQLITE_OK)
+		return db_fail(db, err, "cannot read the files");
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*n = (uint64_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : db_fail(db, err, "cannot read the files");
+}
+
 int db_package_end(batch_db *db, int64_t id, const char *status,
 		   const char *error, double seconds, ehelf_err *err)
 {

@@ -54,6 +54,10 @@ void db_rollback(batch_db *db);
 int db_package(batch_db *db, const pkg_meta *m, int64_t *id, bool *done,
 	       ehelf_err *err);
 
+/* How many ELF files of package ID an earlier run recorded 'failed' whose
+ * build-ID has no eh_elf (from another file either) into *N. */
+int db_package_unbuilt(batch_db *db, int64_t id, uint64_t *n, ehelf_err *err);
+
 /* The package file of M, read as package ID, held other packages when
  * earlier runs read it (it was replaced): their rows (packages, files,
  * conflicts) are deleted, in a transaction of their own.  For package

@@ -274,6 +274,19 @@ run links2 --store "$T/sl" "$T/links"
 	ok "a link that leads nowhere: reported, status 1: $(cat "$T/links2.e")" ||
 	bad "dangling link: $status $(cat "$T/links2.e")"
 
+# a package with an ELF that cannot be compiled (truncated): status 3,
+# and 3 again when a later run finds the package done
+rm -rf "$T/tr" && mkdir -p "$T/trdeb" && dpkg-deb -R "$z" "$T/tr" && mkdir -p "$T/tr/usr/lib"
+python3 "$here/../server/trunc-elf.py" "$libz" "$T/tr/usr/lib/libz-trunc.so"
+sed -i 's/^Package: .*/Package: zlib-trunc/' "$T/tr/DEBIAN/control"
+dpkg-deb --root-owner-group -b "$T/tr" "$T/trdeb/zlib-trunc_1_amd64.deb" >/dev/null
+run tr1 --store "$T/str" "$T/trdeb"
+s1=$status
+run tr2 --store "$T/str" "$T/trdeb"
+[ "$s1" = 3 ] && [ "$(json "$T/tr1.j" failed)" = 1 ] && [ "$status" = 3 ] &&
+	[ "$(json "$T/tr2.j" packages_done_before)" = 1 ] && [ "$(json "$T/tr2.j" failed_before)" = 1 ] &&
+	ok "an ELF that cannot be compiled: status 3, and 3 again when its package is done before" ||
+	bad "failed ELF: status $s1 then $status, $(cat "$T/tr2.j" "$T/tr2.e")"
 # a directory tree holding an ELF file its reader cannot read (as nobody)
 mkdir -p "$T/tree/lib" "$T/stree" && chmod 777 "$T/stree"
 cp "$libz" "$T/tree/lib/libz-ok.so"
