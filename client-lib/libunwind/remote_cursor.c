@@ -122,6 +122,13 @@ static int full_step(remote_cursor *k)
 	return 1;
 }
 
+/* K's registers set by anything but a lean step: its lean steps look
+ * their entries up afresh. */
+static void forget_trace(remote_cursor *k)
+{
+	k->trace = (step_trace){ NULL, false, 0, false };
+}
+
 /* K at its ANCHOR again, LEAN 0. */
 static void set_anchor(remote_cursor *k)
 {
@@ -132,19 +139,41 @@ static void set_anchor(remote_cursor *k)
 }
 
 /* From registers FROM (EXACT, FIRST as there), N complete steps again,
- * each of which succeeded before: 0, or -1 if one did not now. */
+ * each of which succeeded before, as lean or complete steps: 0, or -1 if
+ * one did not now.  A frame whose complete step fails where its lean
+ * step did not (a saved rbp that cannot be read, which the lean step
+ * left unread) is stepped by the side, as remote_step would have. */
 static int redo(remote_cursor *k, const ehelf_regs *from, bool exact,
 		bool first, unsigned n)
 {
 	k->regs = *from;
+	k->rbp_at = false;
 	k->exact = exact;
 	k->first = first;
 	k->signal = false;
 	for (unsigned i = 0; i < n; i++) {
-		if (full_step(k) != 1)
+		int rc = full_step(k);
+		if (rc < 0)
+			rc = delegate_step(k) > 0;
+		if (rc != 1)
 			return -1;
 		k->first = false;
 	}
+	return 0;
+}
+
+/* K's rbp read from the slot the lean steps left it in (RBP_AT): 0, or
+ * the caller's access_mem's error code (as libunwind's unw_get_reg gives
+ * for a saved register it cannot read). */
+static int read_rbp(remote_cursor *k)
+{
+	unw_word_t w;
+	int rc = k->rs->acc.access_mem((unw_addr_space_t)k->rs,
+				       k->regs.r[EHELF_RBP], &w, 0, k->arg);
+	if (rc < 0)
+		return rc;
+	k->regs.r[EHELF_RBP] = w;
+	k->rbp_at = false;
 	return 0;
 }
 
@@ -181,7 +210,12 @@ static int lean_step(remote_cursor *k)
 {
 	remote_mem mem = { k->rs, k->arg };
 	reader rd = { .local = false, .read = remote_read, .arg = &mem };
-	int st = unwind_step_lean(k->rs->space, &k->regs, k->exact, &rd);
+	if (k->trace_space != k->rs->space) { /* a flush since */
+		k->trace = (step_trace){ NULL, false, 0, false };
+		k->trace_space = k->rs->space;
+	}
+	int st = unwind_step_lean(k->rs->space, &k->regs, k->exact, &rd,
+				  &k->rbp_at, &k->trace);
 	if (st == EHELF_OUTERMOST)
 		return 0;
 	if (st != EHELF_STEP)
@@ -193,9 +227,16 @@ static int lean_step(remote_cursor *k)
 	return 1;
 }
 
-/* steps by eh_elfs and by the side, for EHELF_VERBOSE's line at exit
- * (relaxed: a count, not an order) */
+/* steps by eh_elfs and by the side, for EHELF_VERBOSE's line at exit:
+ * counted without a locked instruction (a load and a store, relaxed), so
+ * walks in several threads at once may lose a few */
 static atomic_ulong steps_ehelf, steps_side;
+
+static void count_step(atomic_ulong *n)
+{
+	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
 
 __attribute__((destructor)) static void remote_report(void)
 {
@@ -210,6 +251,7 @@ int remote_step(remote_cursor *k)
 {
 	int rc = lean_step(k);
 	if (rc < 0) {
+		forget_trace(k);
 		/* from the frame's own registers: after lean steps, the
 		 * anchor's stepped again; those of frame 0 not read yet are
 		 * read when the step cannot do without them */
@@ -223,15 +265,15 @@ int remote_step(remote_cursor *k)
 		if (rc < 0) {
 			complete(k);
 			rc = delegate_step(k);
-			atomic_fetch_add_explicit(&steps_side, 1, memory_order_relaxed);
+			count_step(&steps_side);
 		} else {
-			atomic_fetch_add_explicit(&steps_ehelf, 1, memory_order_relaxed);
+			count_step(&steps_ehelf);
 		}
 		k->first = false;
 		if (rc > 0)
 			set_anchor(k);
 	} else {
-		atomic_fetch_add_explicit(&steps_ehelf, 1, memory_order_relaxed);
+		count_step(&steps_ehelf);
 		k->first = false;
 	}
 	if (rc > 0)
@@ -251,6 +293,11 @@ int remote_get_reg(remote_cursor *k, int reg, unw_word_t *v)
 		return -UNW_EBADREG;
 	if (!((EAGER_REGS >> reg) & 1))
 		complete(k);
+	if (reg == EHELF_RBP && k->rbp_at) {
+		int rc = read_rbp(k);
+		if (rc < 0)
+			return rc;
+	}
 	if (!((k->regs.valid >> reg) & 1))
 		return -UNW_EBADREG;
 	*v = k->regs.r[reg];
@@ -264,6 +311,7 @@ int remote_set_reg(remote_cursor *k, int reg, unw_word_t v)
 	if (reg < 0 || reg >= EHELF_NREGS)
 		return -UNW_EBADREG;
 	complete(k);
+	forget_trace(k);
 	k->regs.r[reg] = v;
 	k->regs.valid |= 1u << reg;
 	k->replayable = false;
@@ -381,6 +429,7 @@ int remote_apply_reg_state(remote_cursor *k, void *reg_states_data)
 {
 	complete(k);
 	int rc = delegate_update(k, q_apply, reg_states_data);
+	forget_trace(k);
 	if (rc >= 0) {
 		k->exact = false; /* a caller's frame, as after a step */
 		k->first = false;
