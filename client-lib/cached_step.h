@@ -77,8 +77,9 @@ enum { READ_DONE, READ_DECLINE, READ_LOST };
  * TRACK the other saved registers into R (their bits set in *VALID,
  * cleared in *LAZY), everything read before anything is written, since a
  * read may fail.  READ_DONE; READ_LOST when the return address cannot be
- * read; READ_DECLINE when another load fails, or the frame is not for the
- * cache (a zero return address, a CFA not above RSP).  Apart and not
+ * read (with DEFER: or reads as 0); READ_DECLINE when another load fails,
+ * or the frame is not for the cache (a zero return address, a CFA not
+ * above RSP).  Apart and not
  * inlined: local walks never come here, and its buffer would otherwise
  * take 64 bytes of every walk's frame (cold stack lines when sampling).
  */
@@ -90,8 +91,10 @@ cached_step_read(const reader *rd, uint64_t p, uint64_t cfa, uint64_t rsp,
 	uint64_t got[8];
 	if (rd->read(rd->arg, cfa - 8, &got[0]) != 0)
 		return READ_LOST;
-	if (got[0] == 0 || cfa <= rsp)
+	if (cfa <= rsp)
 		return READ_DECLINE;
+	if (got[0] == 0)
+		return defer ? READ_LOST : READ_DECLINE;
 #define READ(K, REG)                                                            \
 	{                                                                       \
 		int8_t w_ = (int8_t)(uint8_t)(p >> (8 * (K)));                  \
@@ -316,7 +319,8 @@ cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
  * *RBP (CACHED_RBP_AT set in *LAZY), and read through RD only when a
  * CFA is computed from rbp (a step that then declines leaves *RBP and
  * *LAZY as they were).  A walk that never needs rbp makes one read per
- * frame, the return address.
+ * frame, the return address.  T->ra_lost is set also for a return
+ * address that reads as 0 (the end of a stack copy, as perf answers).
  */
 static inline __attribute__((always_inline)) bool
 cached_step_deferred(const ehelf_space *s, uint64_t *rip, uint64_t *rsp,

@@ -535,10 +535,13 @@ int unwind_step_lean(const ehelf_space *s, ehelf_regs *r, bool exact,
 		*rbp_at = lazy & CACHED_RBP_AT;
 		return EHELF_STEP;
 	}
-	bool outermost = t->marker == STEP_CACHE_OUTERMOST_P ||
-			 outermost_in_sets(s, r->r[EHELF_RIP], exact, t);
+	int st = t->ra_lost ? UNWIND_NO_RA
+	       : t->marker == STEP_CACHE_OUTERMOST_P ||
+			 outermost_in_sets(s, r->r[EHELF_RIP], exact, t)
+		 ? EHELF_OUTERMOST
+		 : UNWIND_DECLINED;
 	*t = (step_trace){ NULL, false, 0, false };
-	return outermost ? EHELF_OUTERMOST : UNWIND_DECLINED;
+	return st;
 }
 
 /* Whether complete_step would stop at the frame whose rip is RIP without

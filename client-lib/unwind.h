@@ -50,8 +50,12 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * space for anything else).  *TRACE: the walk's place in the step cache's
  * trace lines, zero at a walk's first lean step and after a step that
  * was not EHELF_STEP, kept from one lean step to the next (a walk along
- * a recorded line then finds each frame's entry beside the last). */
-enum { UNWIND_DECLINED = 2 }; /* beside EHELF_STEP (0), EHELF_OUTERMOST (1) */
+ * a recorded line then finds each frame's entry beside the last).
+ * UNWIND_NO_RA instead of UNWIND_DECLINED when the frame's row is cached
+ * but its return address could not be read or reads as 0 (*R unchanged):
+ * what comes next depends on how the caller's reader failed. */
+enum { UNWIND_DECLINED = 2, /* beside EHELF_STEP (0), EHELF_OUTERMOST (1) */
+       UNWIND_NO_RA = 3 };
 int unwind_step_lean(const ehelf_space *s, ehelf_regs *r, bool exact,
 		     const reader *rd, bool *rbp_at, step_trace *trace);
 

@@ -83,14 +83,23 @@ static int remote_read(void *arg, uint64_t addr, uint64_t *value)
  * eh_elf does not cover, a read that failed, a stack pointer that went
  * down, a caller at pc 0): the side then does, with libunwind's own
  * outcome. */
+/* The module of K's frame with an eh_elf (learning it if needed), or
+ * NULL: the side steps the frame. */
+static const module *step_module(remote_cursor *k)
+{
+	uint64_t pc = k->regs.r[EHELF_RIP] - !k->exact;
+	const module *m = space_find(k->rs->space, pc);
+	if (!m && remote_space_learn_pc(k->rs, pc, k->arg))
+		m = space_find(k->rs->space, pc);
+	return m && module_object(m) ? m : NULL;
+}
+
 static int full_step(remote_cursor *k)
 {
 	remote_space *rs = k->rs;
 	uint64_t pc = k->regs.r[EHELF_RIP] - !k->exact;
-	const module *m = space_find(rs->space, pc);
-	if (!m && remote_space_learn_pc(rs, pc, k->arg))
-		m = space_find(rs->space, pc);
-	if (!m || !module_object(m))
+	const module *m = step_module(k);
+	if (!m)
 		return -1;
 	remote_mem mem = { rs, k->arg };
 	reader rd = { .local = false, .read = remote_read, .arg = &mem };
@@ -154,8 +163,10 @@ static int redo(remote_cursor *k, const ehelf_regs *from, bool exact,
 	for (unsigned i = 0; i < n; i++) {
 		int rc = full_step(k);
 		if (rc < 0)
-			rc = delegate_step(k) > 0;
-		if (rc != 1)
+			rc = delegate_step(k);
+		if (rc == 0 && i + 1 == n && k->ended)
+			break; /* the end, as the side found it (lean_side_step) */
+		if (rc <= 0)
 			return -1;
 		k->first = false;
 	}
@@ -204,8 +215,13 @@ static void complete(remote_cursor *k)
 	set_anchor(k);
 }
 
+/* what lean_step() returns for a frame whose return address could not
+ * be read or reads as 0 (unwind_step_lean's UNWIND_NO_RA) */
+enum { LEAN_NO_RA = -2 };
+
 /* The step by the step cache alone, lean (unwind_step_lean): 1 (K the
- * caller), 0 (the outermost frame) or -1 (the complete step must do it). */
+ * caller), 0 (the outermost frame), LEAN_NO_RA, or -1 (the complete step
+ * must do it). */
 static int lean_step(remote_cursor *k)
 {
 	remote_mem mem = { k->rs, k->arg };
@@ -218,6 +234,8 @@ static int lean_step(remote_cursor *k)
 				  &k->rbp_at, &k->trace);
 	if (st == EHELF_OUTERMOST)
 		return 0;
+	if (st == UNWIND_NO_RA)
+		return LEAN_NO_RA;
 	if (st != EHELF_STEP)
 		return -1;
 	k->regs.valid &= EHELF_VALID_REGS;
@@ -247,10 +265,49 @@ __attribute__((destructor)) static void remote_report(void)
 			"eh_elfs, %lu by libunwind\n", e, d);
 }
 
+/*
+ * After lean steps, the step of a frame that goes to the side (its
+ * module has no eh_elf, or its return address could not be read or reads
+ * as 0, past the end of a stack copy: what libunwind makes of it is the
+ * side's to say), from the registers the lean steps know (rip, rsp, rbp),
+ * those they do not know hidden from it, without the walk being stepped
+ * again completely first.  When the side never asked for a hidden one,
+ * its result is what it would be from the complete registers: true with
+ * *RC the side's result, counted as a lean step when not an error (what
+ * the side could not know, rbx and r12-r15 that the frame does not save,
+ * complete() steps again from the anchor, that frame by the side again:
+ * redo).  False (K as it was, rbp read) when it asked: the complete way.
+ */
+static bool lean_side_step(remote_cursor *k, int *rc)
+{
+	if (k->rbp_at && read_rbp(k) < 0)
+		return false;
+	ehelf_regs known = k->regs;
+	bool signal = k->signal, exact = k->exact, asked;
+	k->regs.valid &= ~(LEAN_STALE_REGS | k->pending);
+	int st = delegate_step_known(k, &asked);
+	if (asked || st < 0) { /* K's registers as they were */
+		k->regs = known;
+		k->signal = signal;
+		k->exact = exact;
+	}
+	if (asked)
+		return false;
+	if (st >= 0)
+		k->lean++;
+	*rc = st;
+	return true;
+}
+
 int remote_step(remote_cursor *k)
 {
 	int rc = lean_step(k);
-	if (rc < 0) {
+	if (rc < 0 && k->lean && (rc == LEAN_NO_RA || !step_module(k)) &&
+	    lean_side_step(k, &rc)) {
+		forget_trace(k);
+		count_step(&steps_side);
+		k->first = false;
+	} else if (rc < 0) {
 		forget_trace(k);
 		/* from the frame's own registers: after lean steps, the
 		 * anchor's stepped again; those of frame 0 not read yet are
