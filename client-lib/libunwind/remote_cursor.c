@@ -77,12 +77,6 @@ static int remote_read(void *arg, uint64_t addr, uint64_t *value)
 	return 0;
 }
 
-/* The complete step by K's module's eh_elf, from registers that are the
- * frame's (no lean step since): 1 (K the caller), 0 (the outermost
- * frame), or -1 when ehelf cannot step it (no module, no eh_elf, a pc its
- * eh_elf does not cover, a read that failed, a stack pointer that went
- * down, a caller at pc 0): the side then does, with libunwind's own
- * outcome. */
 /* The module of K's frame with an eh_elf (learning it if needed), or
  * NULL: the side steps the frame. */
 static const module *step_module(remote_cursor *k)
@@ -94,6 +88,12 @@ static const module *step_module(remote_cursor *k)
 	return m && module_object(m) ? m : NULL;
 }
 
+/* The complete step by K's module's eh_elf, from registers that are the
+ * frame's (no lean step since): 1 (K the caller), 0 (the outermost
+ * frame), or -1 when ehelf cannot step it (no module, no eh_elf, a pc its
+ * eh_elf does not cover, a read that failed, a stack pointer that went
+ * down, a caller at pc 0): the side then does, with libunwind's own
+ * outcome. */
 static int full_step(remote_cursor *k)
 {
 	remote_space *rs = k->rs;
@@ -149,9 +149,9 @@ static void set_anchor(remote_cursor *k)
 
 /* From registers FROM (EXACT, FIRST as there), N complete steps again,
  * each of which succeeded before, as lean or complete steps: 0, or -1 if
- * one did not now.  A frame whose complete step fails where its lean
- * step did not (a saved rbp that cannot be read, which the lean step
- * left unread) is stepped by the side, as remote_step would have. */
+ * one did not now.  A frame whose complete step fails (a saved rbp that
+ * cannot be read, which the lean step left unread; a frame lean_side_step
+ * gave the side) is stepped by the side, as remote_step would have. */
 static int redo(remote_cursor *k, const ehelf_regs *from, bool exact,
 		bool first, unsigned n)
 {
@@ -227,7 +227,7 @@ static int lean_step(remote_cursor *k)
 	remote_mem mem = { k->rs, k->arg };
 	reader rd = { .local = false, .read = remote_read, .arg = &mem };
 	if (k->trace_space != k->rs->space) { /* a flush since */
-		k->trace = (step_trace){ NULL, false, 0, false };
+		forget_trace(k);
 		k->trace_space = k->rs->space;
 	}
 	int st = unwind_step_lean(k->rs->space, &k->regs, k->exact, &rd,
