@@ -72,29 +72,26 @@ enum { READ_DONE, READ_DECLINE, READ_LOST };
 
 /*
  * cached_step()'s loads through the reader RD (a load outside the window):
- * the return address at CFA - 8 into *NRIP, rbp's slot (P's) into *NRBP
- * (with DEFER its address instead, CACHED_RBP_AT set in *LAZY), and with
- * TRACK the other saved registers into R (their bits set in *VALID,
- * cleared in *LAZY), everything read before anything is written, since a
- * read may fail.  READ_DONE; READ_LOST when the return address cannot be
- * read (with DEFER: or reads as 0); READ_DECLINE when another load fails,
- * or the frame is not for the cache (a zero return address, a CFA not
- * above RSP).  Apart and not
- * inlined: local walks never come here, and its buffer would otherwise
- * take 64 bytes of every walk's frame (cold stack lines when sampling).
+ * the return address at CFA - 8 into *NRIP, rbp's slot (P's) into *NRBP,
+ * and with TRACK the other saved registers into R (their bits set in
+ * *VALID, cleared in *LAZY), everything read before anything is written,
+ * since a read may fail.  READ_DONE; READ_LOST when the return address
+ * cannot be read; READ_DECLINE when another load fails, or the frame is
+ * not for the cache (a zero return address, a CFA not above RSP).  Apart
+ * and not inlined: local walks never come here, and its buffer would
+ * otherwise take 64 bytes of every walk's frame (cold stack lines when
+ * sampling).
  */
 static __attribute__((noinline, cold, unused)) int
 cached_step_read(const reader *rd, uint64_t p, uint64_t cfa, uint64_t rsp,
 		 ehelf_regs *r, uint32_t *valid, uint32_t *lazy, uint64_t *nrip,
-		 uint64_t *nrbp, bool track, bool defer)
+		 uint64_t *nrbp, bool track)
 {
 	uint64_t got[8];
 	if (rd->read(rd->arg, cfa - 8, &got[0]) != 0)
 		return READ_LOST;
-	if (cfa <= rsp)
+	if (got[0] == 0 || cfa <= rsp)
 		return READ_DECLINE;
-	if (got[0] == 0)
-		return defer ? READ_LOST : READ_DECLINE;
 #define READ(K, REG)                                                            \
 	{                                                                       \
 		int8_t w_ = (int8_t)(uint8_t)(p >> (8 * (K)));                  \
@@ -106,8 +103,7 @@ cached_step_read(const reader *rd, uint64_t p, uint64_t cfa, uint64_t rsp,
 	if (track) {
 		CACHE_SLOTS(READ)
 	}
-	if (!defer)
-		READ(3, EHELF_RBP)
+	READ(3, EHELF_RBP)
 #undef READ
 	uint32_t v = *valid, lz = *lazy;
 #define COMMIT(K, REG)                                                          \
@@ -122,11 +118,9 @@ cached_step_read(const reader *rd, uint64_t p, uint64_t cfa, uint64_t rsp,
 #undef COMMIT
 	*nrip = got[0];
 	if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
-		*nrbp = defer ? cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 : got[3];
+		*nrbp = got[3];
 		v |= 1u << EHELF_RBP;
-		lz &= ~((1u << EHELF_RBP) | CACHED_RBP_AT);
-		if (defer)
-			lz |= CACHED_RBP_AT;
+		lz &= ~(1u << EHELF_RBP);
 	}
 	*valid = v;
 	*lazy = lz;
@@ -277,14 +271,25 @@ found:;
 			v |= 1u << EHELF_RBP;
 			lz = (lz | 1u << EHELF_RBP) & ~CACHED_RBP_AT;
 		}
+	} else if (defer) {
+		/* the return address alone, rbp's slot located (CACHED_RBP_AT):
+		 * no other load, inline (every remote lean step comes here) */
+		if (rd->read(rd->arg, cfa - 8, &nrip) != 0)
+			goto lost;
+		if (cfa <= *rsp)
+			goto decline;
+		if (nrip == 0)
+			goto lost;
+		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
+			nrbp = cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8;
+			v |= 1u << EHELF_RBP;
+			lz = (lz & ~(1u << EHELF_RBP)) | CACHED_RBP_AT;
+		}
 	} else if (!rd->local) {
 		switch (cached_step_read(rd, p, cfa, *rsp, r, &v, &lz, &nrip,
-					 &nrbp, track, defer)) {
+					 &nrbp, track)) {
 		case READ_LOST:
-			t->slot = NULL;
-			t->marker = 0;
-			t->ra_lost = true;
-			return false;
+			goto lost;
 		case READ_DECLINE:
 			goto decline;
 		}
@@ -298,6 +303,11 @@ found:;
 	*lazy = lz;
 	t->slot = next;
 	return true;
+lost: /* the return address cannot be read (DEFER: or reads as 0) */
+	t->slot = NULL;
+	t->marker = 0;
+	t->ra_lost = true;
+	return false;
 decline: /* the frame's row is known, the step is not for the cache */
 	t->slot = NULL;
 	t->marker = 0;
