@@ -64,6 +64,12 @@ static inline void cached_step_load(ehelf_regs *r, uint32_t *lazy)
 
 enum { READ_DONE, READ_DECLINE, READ_LOST };
 
+/* In a lazy set beside the registers' bits (cached_step_deferred()
+ * only): rbp (*RBP) is not rbp's value but the address, in the space
+ * unwound, of the slot that holds it, read through the reader when a CFA
+ * needs it (or the caller does). */
+#define CACHED_RBP_AT (1u << 31)
+
 /*
  * cached_step()'s loads through the reader RD (a load outside the window):
  * the return address at CFA - 8 into *NRIP, rbp's slot (P's) into *NRBP,
@@ -122,6 +128,7 @@ cached_step_read(const reader *rd, uint64_t p, uint64_t cfa, uint64_t rsp,
 }
 
 /*
+ * cached_step() (below, DEFER false; DEFER: cached_step_deferred()).
  * One step of the frame in *R through the step cache, in place: true, or
  * false (*R unchanged) when the frame's row is not cached or anything is
  * unusual (a register missing, a load that fails, the outermost frame, a
@@ -155,9 +162,10 @@ cached_step_read(const reader *rd, uint64_t p, uint64_t cfa, uint64_t rsp,
  * R was last known, tracking: unwind.c).
  */
 static inline __attribute__((always_inline)) bool
-cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
-	    uint32_t *valid, ehelf_regs *r, bool exact, window w,
-	    const reader *rd, step_trace *t, uint32_t *lazy, bool track)
+cached_step_body(const ehelf_space *s, uint64_t *rip, uint64_t *rsp,
+		 uint64_t *rbp, uint32_t *valid, ehelf_regs *r, bool exact,
+		 window w, const reader *rd, step_trace *t, uint32_t *lazy,
+		 bool track, bool defer)
 {
 	uint64_t want = *rip - !exact;
 	uint64_t p, x;
@@ -221,18 +229,25 @@ found:;
 	bool from_rbp = p & STEP_CACHE_CFA_RBP;
 	if (from_rbp && !((*valid >> EHELF_RBP) & 1))
 		goto decline;
-	uint64_t base = *rsp;
+	uint64_t base = *rsp, rbp_now = *rbp;
+	uint32_t lz = *lazy;
 	if (from_rbp) {
-		base = *rbp;
-		if ((*lazy >> EHELF_RBP) & 1) /* where it is, inside the window */
+		base = rbp_now;
+		if ((lz >> EHELF_RBP) & 1) { /* where it is, inside the window */
 			memcpy(&base, (const void *)(uintptr_t)base, 8);
+		} else if (defer && (lz & CACHED_RBP_AT)) {
+			/* where it is in the space unwound: read now */
+			if (rd->read(rd->arg, base, &base) != 0)
+				goto decline;
+			rbp_now = base;
+			lz &= ~CACHED_RBP_AT;
+		}
 	}
 	uint64_t cfa = base + (uint64_t)STEP_CACHE_CFA(p);
 	uint32_t v = *valid | (1u << EHELF_RSP) | (1u << EHELF_RIP);
 	uint64_t first = cfa + (uint64_t)STEP_CACHE_LOWEST(x);
 	uint64_t last = cfa + (uint64_t)STEP_CACHE_HIGHEST(x);
-	uint64_t nrip, nrbp = *rbp;
-	uint32_t lz = *lazy;
+	uint64_t nrip, nrbp = rbp_now;
 	if (first - w.lo <= w.span8 && last - w.lo <= w.span8) {
 		memcpy(&nrip, (const void *)(uintptr_t)(cfa - 8 + w.delta), 8);
 		if (nrip == 0 || cfa <= *rsp)
@@ -254,16 +269,27 @@ found:;
 		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
 			nrbp = cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8 + w.delta;
 			v |= 1u << EHELF_RBP;
-			lz |= 1u << EHELF_RBP;
+			lz = (lz | 1u << EHELF_RBP) & ~CACHED_RBP_AT;
+		}
+	} else if (defer) {
+		/* the return address alone, rbp's slot located (CACHED_RBP_AT):
+		 * no other load, inline (every remote lean step comes here) */
+		if (rd->read(rd->arg, cfa - 8, &nrip) != 0)
+			goto lost;
+		if (cfa <= *rsp)
+			goto decline;
+		if (nrip == 0)
+			goto lost;
+		if ((uint8_t)RBP_SLOT(p) != STEP_CACHE_KEPT) {
+			nrbp = cfa + (uint64_t)(int64_t)RBP_SLOT(p) * 8;
+			v |= 1u << EHELF_RBP;
+			lz = (lz & ~(1u << EHELF_RBP)) | CACHED_RBP_AT;
 		}
 	} else if (!rd->local) {
 		switch (cached_step_read(rd, p, cfa, *rsp, r, &v, &lz, &nrip,
 					 &nrbp, track)) {
 		case READ_LOST:
-			t->slot = NULL;
-			t->marker = 0;
-			t->ra_lost = true;
-			return false;
+			goto lost;
 		case READ_DECLINE:
 			goto decline;
 		}
@@ -277,10 +303,42 @@ found:;
 	*lazy = lz;
 	t->slot = next;
 	return true;
+lost: /* the return address cannot be read (DEFER: or reads as 0) */
+	t->slot = NULL;
+	t->marker = 0;
+	t->ra_lost = true;
+	return false;
 decline: /* the frame's row is known, the step is not for the cache */
 	t->slot = NULL;
 	t->marker = 0;
 	return false;
+}
+
+static inline __attribute__((always_inline)) bool
+cached_step(const ehelf_space *s, uint64_t *rip, uint64_t *rsp, uint64_t *rbp,
+	    uint32_t *valid, ehelf_regs *r, bool exact, window w,
+	    const reader *rd, step_trace *t, uint32_t *lazy, bool track)
+{
+	return cached_step_body(s, rip, rsp, rbp, valid, r, exact, w, rd, t,
+				lazy, track, false);
+}
+
+/*
+ * cached_step() lean (TRACK false) for a reader that is not local, with
+ * rbp deferred: a frame's rbp slot is not read, its address is kept in
+ * *RBP (CACHED_RBP_AT set in *LAZY), and read through RD only when a
+ * CFA is computed from rbp (a step that then declines leaves *RBP and
+ * *LAZY as they were).  A walk that never needs rbp makes one read per
+ * frame, the return address.  T->ra_lost is set also for a return
+ * address that reads as 0 (the end of a stack copy, as perf answers).
+ */
+static inline __attribute__((always_inline)) bool
+cached_step_deferred(const ehelf_space *s, uint64_t *rip, uint64_t *rsp,
+		     uint64_t *rbp, uint32_t *valid, ehelf_regs *r, bool exact,
+		     window w, const reader *rd, step_trace *t, uint32_t *lazy)
+{
+	return cached_step_body(s, rip, rsp, rbp, valid, r, exact, w, rd, t,
+				lazy, false, true);
 }
 
 #endif

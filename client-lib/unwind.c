@@ -517,26 +517,31 @@ static inline bool outermost_in_sets(const ehelf_space *s, uint64_t rip,
 }
 
 int unwind_step_lean(const ehelf_space *s, ehelf_regs *r, bool exact,
-		     const reader *rd)
+		     const reader *rd, bool *rbp_at, step_trace *trace)
 {
 	uint64_t rip = r->r[EHELF_RIP], sp = r->r[EHELF_RSP];
 	uint64_t rbp = r->r[EHELF_RBP];
-	uint32_t valid = r->valid & EHELF_VALID_REGS, lazy = 0;
-	step_trace t = { NULL, false, 0, false };
-	if (cached_step(s, &rip, &sp, &rbp, &valid, r, exact, reader_window(rd),
-			rd, &t, &lazy, false)) {
+	uint32_t valid = r->valid & EHELF_VALID_REGS;
+	uint32_t lazy = *rbp_at ? CACHED_RBP_AT : 0;
+	step_trace *t = trace;
+	if (cached_step_deferred(s, &rip, &sp, &rbp, &valid, r, exact,
+				 reader_window(rd), rd, t, &lazy)) {
 		if ((lazy >> EHELF_RBP) & 1) /* where it is, inside the window */
 			memcpy(&rbp, (const void *)(uintptr_t)rbp, 8);
 		r->r[EHELF_RIP] = rip;
 		r->r[EHELF_RSP] = sp;
 		r->r[EHELF_RBP] = rbp;
 		r->valid = valid;
+		*rbp_at = lazy & CACHED_RBP_AT;
 		return EHELF_STEP;
 	}
-	if (t.marker == STEP_CACHE_OUTERMOST_P ||
-	    outermost_in_sets(s, r->r[EHELF_RIP], exact, &t))
-		return EHELF_OUTERMOST;
-	return UNWIND_DECLINED;
+	int st = t->ra_lost ? UNWIND_NO_RA
+	       : t->marker == STEP_CACHE_OUTERMOST_P ||
+			 outermost_in_sets(s, r->r[EHELF_RIP], exact, t)
+		 ? EHELF_OUTERMOST
+		 : UNWIND_DECLINED;
+	*t = (step_trace){ NULL, false, 0, false };
+	return st;
 }
 
 /* Whether complete_step would stop at the frame whose rip is RIP without

@@ -43,10 +43,21 @@ int unwind_step(const ehelf_space *s, ehelf_regs *r, bool exact,
  * EHELF_OUTERMOST when the cache marks the frame's row as the outermost
  * (no register needed); else UNWIND_DECLINED, *R unchanged: unwind_step
  * must do the step, from the frame's complete registers.  For readers
- * that are not local (remote spaces). */
-enum { UNWIND_DECLINED = 2 }; /* beside EHELF_STEP (0), EHELF_OUTERMOST (1) */
+ * that are not local (remote spaces).  *RBP_AT, in and out: whether
+ * r->r[EHELF_RBP] is not rbp's value but the address in the space unwound
+ * of the slot that holds it (cached_step_deferred: a frame's saved rbp is
+ * read only for a CFA computed from it; the caller reads it through RD's
+ * space for anything else).  *TRACE: the walk's place in the step cache's
+ * trace lines, zero at a walk's first lean step and after a step that
+ * was not EHELF_STEP, kept from one lean step to the next (a walk along
+ * a recorded line then finds each frame's entry beside the last).
+ * UNWIND_NO_RA instead of UNWIND_DECLINED when the frame's row is cached
+ * but its return address could not be read or reads as 0 (*R unchanged):
+ * what comes next depends on how the caller's reader failed. */
+enum { UNWIND_DECLINED = 2, /* beside EHELF_STEP (0), EHELF_OUTERMOST (1) */
+       UNWIND_NO_RA = 3 };
 int unwind_step_lean(const ehelf_space *s, ehelf_regs *r, bool exact,
-		     const reader *rd);
+		     const reader *rd, bool *rbp_at, step_trace *trace);
 
 /* Internal unwinding flag, beside the public EHELF_UNWIND_* (cleared
  * from callers' flags): the step from the first frame of a remote or

@@ -26,7 +26,12 @@ perf-libunwind-test: $(B)/lib/libehelf-unwind.so $(B)/bin/ehelf-batch \
 # CPU time of perf report -g and perf script, perf alone against perf
 # with libehelf-unwind preloaded, on recordings of 50,000+ samples
 perf-libunwind-bench: $(B)/lib/libehelf-unwind.so $(B)/bin/ehelf-batch \
-                      $(B)/bin/ehelf-compile $(PLU_BINS)
+                      $(B)/bin/ehelf-compile $(PLU_BINS) \
+                      $(B)/bench/perf_ideal_unwinder.so
 	@bench/perf-libunwind-bench.sh $(B)
+# the bench's unwinder of no cost, which replays recorded walks
+$(B)/bench/perf_ideal_unwinder.so: bench/perf_ideal_unwinder.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 CHECK_MORE += perf-libunwind-test
 BENCH_MORE += perf-libunwind-bench

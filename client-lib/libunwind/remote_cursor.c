@@ -77,6 +77,17 @@ static int remote_read(void *arg, uint64_t addr, uint64_t *value)
 	return 0;
 }
 
+/* The module of K's frame with an eh_elf (learning it if needed), or
+ * NULL: the side steps the frame. */
+static const module *step_module(remote_cursor *k)
+{
+	uint64_t pc = k->regs.r[EHELF_RIP] - !k->exact;
+	const module *m = space_find(k->rs->space, pc);
+	if (!m && remote_space_learn_pc(k->rs, pc, k->arg))
+		m = space_find(k->rs->space, pc);
+	return m && module_object(m) ? m : NULL;
+}
+
 /* The complete step by K's module's eh_elf, from registers that are the
  * frame's (no lean step since): 1 (K the caller), 0 (the outermost
  * frame), or -1 when ehelf cannot step it (no module, no eh_elf, a pc its
@@ -87,10 +98,8 @@ static int full_step(remote_cursor *k)
 {
 	remote_space *rs = k->rs;
 	uint64_t pc = k->regs.r[EHELF_RIP] - !k->exact;
-	const module *m = space_find(rs->space, pc);
-	if (!m && remote_space_learn_pc(rs, pc, k->arg))
-		m = space_find(rs->space, pc);
-	if (!m || !module_object(m))
+	const module *m = step_module(k);
+	if (!m)
 		return -1;
 	remote_mem mem = { rs, k->arg };
 	reader rd = { .local = false, .read = remote_read, .arg = &mem };
@@ -122,6 +131,13 @@ static int full_step(remote_cursor *k)
 	return 1;
 }
 
+/* K's registers set by anything but a lean step: its lean steps look
+ * their entries up afresh. */
+static void forget_trace(remote_cursor *k)
+{
+	k->trace = (step_trace){ NULL, false, 0, false };
+}
+
 /* K at its ANCHOR again, LEAN 0. */
 static void set_anchor(remote_cursor *k)
 {
@@ -132,19 +148,43 @@ static void set_anchor(remote_cursor *k)
 }
 
 /* From registers FROM (EXACT, FIRST as there), N complete steps again,
- * each of which succeeded before: 0, or -1 if one did not now. */
+ * each of which succeeded before, as lean or complete steps: 0, or -1 if
+ * one did not now.  A frame whose complete step fails (a saved rbp that
+ * cannot be read, which the lean step left unread; a frame lean_side_step
+ * gave the side) is stepped by the side, as remote_step would have. */
 static int redo(remote_cursor *k, const ehelf_regs *from, bool exact,
 		bool first, unsigned n)
 {
 	k->regs = *from;
+	k->rbp_at = false;
 	k->exact = exact;
 	k->first = first;
 	k->signal = false;
 	for (unsigned i = 0; i < n; i++) {
-		if (full_step(k) != 1)
+		int rc = full_step(k);
+		if (rc < 0)
+			rc = delegate_step(k);
+		if (rc == 0 && i + 1 == n && k->ended)
+			break; /* the end, as the side found it (lean_side_step) */
+		if (rc <= 0)
 			return -1;
 		k->first = false;
 	}
+	return 0;
+}
+
+/* K's rbp read from the slot the lean steps left it in (RBP_AT): 0, or
+ * the caller's access_mem's error code (as libunwind's unw_get_reg gives
+ * for a saved register it cannot read). */
+static int read_rbp(remote_cursor *k)
+{
+	unw_word_t w;
+	int rc = k->rs->acc.access_mem((unw_addr_space_t)k->rs,
+				       k->regs.r[EHELF_RBP], &w, 0, k->arg);
+	if (rc < 0)
+		return rc;
+	k->regs.r[EHELF_RBP] = w;
+	k->rbp_at = false;
 	return 0;
 }
 
@@ -175,15 +215,27 @@ static void complete(remote_cursor *k)
 	set_anchor(k);
 }
 
+/* what lean_step() returns for a frame whose return address could not
+ * be read or reads as 0 (unwind_step_lean's UNWIND_NO_RA) */
+enum { LEAN_NO_RA = -2 };
+
 /* The step by the step cache alone, lean (unwind_step_lean): 1 (K the
- * caller), 0 (the outermost frame) or -1 (the complete step must do it). */
+ * caller), 0 (the outermost frame), LEAN_NO_RA, or -1 (the complete step
+ * must do it). */
 static int lean_step(remote_cursor *k)
 {
 	remote_mem mem = { k->rs, k->arg };
 	reader rd = { .local = false, .read = remote_read, .arg = &mem };
-	int st = unwind_step_lean(k->rs->space, &k->regs, k->exact, &rd);
+	if (k->trace_space != k->rs->space) { /* a flush since */
+		forget_trace(k);
+		k->trace_space = k->rs->space;
+	}
+	int st = unwind_step_lean(k->rs->space, &k->regs, k->exact, &rd,
+				  &k->rbp_at, &k->trace);
 	if (st == EHELF_OUTERMOST)
 		return 0;
+	if (st == UNWIND_NO_RA)
+		return LEAN_NO_RA;
 	if (st != EHELF_STEP)
 		return -1;
 	k->regs.valid &= EHELF_VALID_REGS;
@@ -193,9 +245,16 @@ static int lean_step(remote_cursor *k)
 	return 1;
 }
 
-/* steps by eh_elfs and by the side, for EHELF_VERBOSE's line at exit
- * (relaxed: a count, not an order) */
+/* steps by eh_elfs and by the side, for EHELF_VERBOSE's line at exit:
+ * counted without a locked instruction (a load and a store, relaxed), so
+ * walks in several threads at once may lose a few */
 static atomic_ulong steps_ehelf, steps_side;
+
+static void count_step(atomic_ulong *n)
+{
+	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
 
 __attribute__((destructor)) static void remote_report(void)
 {
@@ -206,10 +265,50 @@ __attribute__((destructor)) static void remote_report(void)
 			"eh_elfs, %lu by libunwind\n", e, d);
 }
 
+/*
+ * After lean steps, the step of a frame that goes to the side (its
+ * module has no eh_elf, or its return address could not be read or reads
+ * as 0, past the end of a stack copy: what libunwind makes of it is the
+ * side's to say), from the registers the lean steps know (rip, rsp, rbp),
+ * those they do not know hidden from it, without the walk being stepped
+ * again completely first.  When the side never asked for a hidden one,
+ * its result is what it would be from the complete registers: true with
+ * *RC the side's result, counted as a lean step when not an error (what
+ * the side could not know, rbx and r12-r15 that the frame does not save,
+ * complete() steps again from the anchor, that frame by the side again:
+ * redo).  False (K as it was, rbp read) when it asked: the complete way.
+ */
+static bool lean_side_step(remote_cursor *k, int *rc)
+{
+	if (k->rbp_at && read_rbp(k) < 0)
+		return false;
+	ehelf_regs known = k->regs;
+	bool signal = k->signal, exact = k->exact, asked;
+	k->regs.valid &= ~(LEAN_STALE_REGS | k->pending);
+	int st = delegate_step_known(k, &asked);
+	if (asked || st < 0) { /* K's registers as they were */
+		k->regs = known;
+		k->signal = signal;
+		k->exact = exact;
+	}
+	if (asked)
+		return false;
+	if (st >= 0)
+		k->lean++;
+	*rc = st;
+	return true;
+}
+
 int remote_step(remote_cursor *k)
 {
 	int rc = lean_step(k);
-	if (rc < 0) {
+	if (rc < 0 && k->lean && (rc == LEAN_NO_RA || !step_module(k)) &&
+	    lean_side_step(k, &rc)) {
+		forget_trace(k);
+		count_step(&steps_side);
+		k->first = false;
+	} else if (rc < 0) {
+		forget_trace(k);
 		/* from the frame's own registers: after lean steps, the
 		 * anchor's stepped again; those of frame 0 not read yet are
 		 * read when the step cannot do without them */
@@ -223,15 +322,15 @@ int remote_step(remote_cursor *k)
 		if (rc < 0) {
 			complete(k);
 			rc = delegate_step(k);
-			atomic_fetch_add_explicit(&steps_side, 1, memory_order_relaxed);
+			count_step(&steps_side);
 		} else {
-			atomic_fetch_add_explicit(&steps_ehelf, 1, memory_order_relaxed);
+			count_step(&steps_ehelf);
 		}
 		k->first = false;
 		if (rc > 0)
 			set_anchor(k);
 	} else {
-		atomic_fetch_add_explicit(&steps_ehelf, 1, memory_order_relaxed);
+		count_step(&steps_ehelf);
 		k->first = false;
 	}
 	if (rc > 0)
@@ -251,6 +350,11 @@ int remote_get_reg(remote_cursor *k, int reg, unw_word_t *v)
 		return -UNW_EBADREG;
 	if (!((EAGER_REGS >> reg) & 1))
 		complete(k);
+	if (reg == EHELF_RBP && k->rbp_at) {
+		int rc = read_rbp(k);
+		if (rc < 0)
+			return rc;
+	}
 	if (!((k->regs.valid >> reg) & 1))
 		return -UNW_EBADREG;
 	*v = k->regs.r[reg];
@@ -264,6 +368,7 @@ int remote_set_reg(remote_cursor *k, int reg, unw_word_t v)
 	if (reg < 0 || reg >= EHELF_NREGS)
 		return -UNW_EBADREG;
 	complete(k);
+	forget_trace(k);
 	k->regs.r[reg] = v;
 	k->regs.valid |= 1u << reg;
 	k->replayable = false;
@@ -381,6 +486,7 @@ int remote_apply_reg_state(remote_cursor *k, void *reg_states_data)
 {
 	complete(k);
 	int rc = delegate_update(k, q_apply, reg_states_data);
+	forget_trace(k);
 	if (rc >= 0) {
 		k->exact = false; /* a caller's frame, as after a step */
 		k->first = false;

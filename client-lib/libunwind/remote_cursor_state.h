@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../include/ehelf.h"
+#include "../step_cache.h"
 #include "remote_space.h"
 
 enum { REMOTE_CURSOR_MAGIC = 0x6568726d /* "ehrm" */ };
@@ -37,8 +38,16 @@ typedef struct remote_cursor {
 	unsigned lean;   /* steps since ANCHOR's frame by the step cache
 			  * alone (unwind_step_lean): rbx and r12-r15 of REGS
 			  * are not the frame's then */
+	bool rbp_at;     /* after lean steps: REGS' rbp is the address in the
+			  * space unwound of the slot that holds the frame's
+			  * rbp, not read yet (unwind_step_lean's *RBP_AT) */
+	step_trace trace; /* the walk's place in the step cache's trace lines
+			   * (step_cache.h) from lean step to lean step, zero
+			   * after anything else; in TRACE_SPACE's cache */
+	const void *trace_space;
 	ehelf_regs regs; /* the frame's registers (valid: which are known;
-			  * rip, rsp and rbp always the frame's) */
+			  * rip and rsp always the frame's, rbp too
+			  * unless RBP_AT) */
 	ehelf_regs frame0; /* frame 0's */
 	ehelf_regs anchor; /* those of the frame LEAN steps below */
 } remote_cursor;

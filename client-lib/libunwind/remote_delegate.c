@@ -12,6 +12,7 @@ typedef struct side_frame {
 	remote_space *rs;
 	const ehelf_regs *regs;
 	bool exact;
+	bool *asked; /* set when a register not valid is asked for, or NULL */
 } side_frame;
 
 static __thread const side_frame *current;
@@ -31,8 +32,11 @@ static int twin_access_reg(unw_addr_space_t as, unw_regnum_t reg,
 	if (!f)
 		return -UNW_EINVAL;
 	if (!write && reg >= 0 && reg < EHELF_NREGS) {
-		if (!((f->regs->valid >> reg) & 1))
+		if (!((f->regs->valid >> reg) & 1)) {
+			if (f->asked)
+				*f->asked = true;
 			return -UNW_EBADREG;
+		}
 		*v = f->regs->r[reg] - (reg == EHELF_RIP && !f->exact);
 		return 0;
 	}
@@ -47,13 +51,14 @@ void remote_twin_accessors(const remote_space *rs, unw_accessors_t *out)
 }
 
 /* Initialise SIDE at the frame of registers R (EXACT: its pc as is) of
- * K's space with the frame set: 0 or libunwind's code. */
+ * K's space with the frame set (ASKED: see side_frame): 0 or libunwind's
+ * code. */
 static int side_on(remote_cursor *k, const ehelf_regs *r, bool exact,
-		   unw_cursor_t *side, side_frame *f)
+		   unw_cursor_t *side, side_frame *f, bool *asked)
 {
 	if (!side_generic.init_remote || !k->rs->twin)
 		return -UNW_EUNSPEC;
-	*f = (side_frame){ k->rs, r, exact };
+	*f = (side_frame){ k->rs, r, exact, asked };
 	current = f;
 	int rc = side_generic.init_remote(side, k->rs->twin, k->arg);
 	if (rc < 0)
@@ -62,9 +67,10 @@ static int side_on(remote_cursor *k, const ehelf_regs *r, bool exact,
 }
 
 /* SIDE at K's frame. */
-static int side_at(remote_cursor *k, unw_cursor_t *side, side_frame *f)
+static int side_at(remote_cursor *k, unw_cursor_t *side, side_frame *f,
+		   bool *asked)
 {
-	return side_on(k, &k->regs, k->exact, side, f);
+	return side_on(k, &k->regs, k->exact, side, f, asked);
 }
 
 /* K's registers from SIDE's (those libunwind can give). */
@@ -83,12 +89,20 @@ static void take_regs(remote_cursor *k, unw_cursor_t *side)
 
 int delegate_step(remote_cursor *k)
 {
+	return delegate_step_known(k, NULL);
+}
+
+int delegate_step_known(remote_cursor *k, bool *asked)
+{
 	unw_cursor_t side;
 	side_frame f;
-	int rc = side_at(k, &side, &f);
+	if (asked)
+		*asked = false;
+	int rc = side_at(k, &side, &f, asked);
 	if (rc < 0)
 		return rc;
 	rc = side_generic.step(&side);
+	f.asked = NULL; /* take_regs asks for every register */
 	if (rc >= 0) {
 		bool signal = rc > 0 && side_generic.is_signal_frame(&side) > 0;
 		take_regs(k, &side);
@@ -104,7 +118,7 @@ static int delegate(remote_cursor *k, delegate_fn *fn, void *arg, bool take)
 {
 	unw_cursor_t side;
 	side_frame f;
-	int rc = side_at(k, &side, &f);
+	int rc = side_at(k, &side, &f, NULL);
 	if (rc < 0)
 		return rc;
 	rc = fn(&side, arg);
@@ -130,7 +144,7 @@ int delegate_replay(remote_cursor *k, delegate_fn *fn, void *arg)
 		return delegate_query(k, fn, arg);
 	unw_cursor_t side;
 	side_frame f;
-	int rc = side_on(k, &k->frame0, true, &side, &f);
+	int rc = side_on(k, &k->frame0, true, &side, &f, NULL);
 	if (rc < 0)
 		return rc;
 	for (unsigned i = 0; i < k->depth && rc >= 0; i++)

@@ -27,6 +27,12 @@ remote_space *remote_delegating_for(unw_addr_space_t as);
  * them, and whether the frame left was a signal frame. */
 int delegate_step(remote_cursor *k);
 
+/* delegate_step, telling in *ASKED whether the side asked for one of K's
+ * registers that are not valid while it initialised and stepped (its
+ * result then depends on what K does not know); K is as delegate_step
+ * leaves it either way. */
+int delegate_step_known(remote_cursor *k, bool *asked);
+
 /* A query of the side at K's frame: FN(side cursor, ARG) with the side
  * cursor initialised there (or the side's error). */
 typedef int delegate_fn(unw_cursor_t *side, void *arg);
