@@ -26,7 +26,8 @@
 #     what perf spends on the samples themselves; ratio: floor /
 #     original; the rest of the converted file's report, its callchains,
 #     is said as a share of it), `ehelf-perf inject` CPU time (ratio:
-#     convert / one report of the original) and its peak RSS;
+#     convert / one report of the original; and reading alone,
+#     tests/perf/read_floor, as the same ratio) and its peak RSS;
 # (a') perf report's callchain work per frame (-g minus -g none, over the
 #     frames of the samples) on a converted recording and on a native
 #     --call-graph fp one of the same program built with frame pointers
@@ -35,7 +36,11 @@
 # (b) the script table: `ehelf-perf script` against `perf script -F
 #     comm,tid,time,event,ip,sym,symoff,dso --no-inline`, CPU time, output
 #     to /dev/null (ehelf-perf: best of 3 after a first run that saves its
-#     symbol tables; perf: one run).
+#     symbol tables; perf: one run), and the CPU time of reading alone
+#     (tests/perf/read_floor: every record read and decoded by
+#     ehelf-perf's reader, the used part of each stack copy touched, one
+#     byte a page): perf / that is the most that any unwinding and
+#     printing could give.
 # Targets (issue): report on the converted file <= 0.4x the original's;
 # converting <= 0.15x one report; files >= 25x smaller (8 KiB), >= 100x
 # (64 KiB); ehelf-perf script >= 10x perf script.
@@ -148,19 +153,20 @@ for w in $workloads; do
 	best 2 "$T/ro" perf report -i "$f" --stdio -g --no-inline
 	best 2 "$T/rc" perf report -i "$c" --stdio -g --no-inline
 	best 2 "$T/rf" perf report -i "$c" --stdio --no-children -g none --no-inline
+	best 3 "$T/rd.$w" "$build/tests/perf/read_floor" "$f"
 	so=$(stat -c %s "$f") sc=$(stat -c %s "$c")
 	ro=$(cut -d' ' -f1 "$T/ro") rc=$(cut -d' ' -f1 "$T/rc") rf=$(cut -d' ' -f1 "$T/rf")
 	cv=$(cut -d' ' -f1 "$T/conv") rss=$(cut -d' ' -f2 "$T/conv")
 	printf '%-11s %7d %11d %9d %6.1fx %8.3f %8.3f %7s %8.3f %7s %8.3f %7s %8d\n' "$w" "$ns" "$so" "$sc" \
 		"$(ratio "$so" "$sc")" "$ro" "$rc" "$(ratio "$rc" "$ro")" "$rf" "$(ratio "$rf" "$ro")" \
 		"$cv" "$(ratio "$cv" "$ro")" "$rss"
-	echo "$w $ns $(ratio "$so" "$sc") $(ratio "$rc" "$ro") $(ratio "$cv" "$ro") $(ratio "$rf" "$ro")" >>"$summary"
+	echo "$w $ns $(ratio "$so" "$sc") $(ratio "$rc" "$ro") $(ratio "$cv" "$ro") $(ratio "$rf" "$ro") $(ratio "$(cut -d' ' -f1 "$T/rd.$w")" "$ro")" >>"$summary"
 done
 awk '{ big = $1 ~ /64k/; need = big ? 100 : 25
        s = $3 >= need ? "met" : "NOT met"; r = $4 <= 0.4 ? "met" : "NOT met"; c = $5 <= 0.15 ? "met" : "NOT met"
        f = $4 > 0.4 && $6 > 0.4 ? ", beyond the floor" : ""
        ch = $4 > 0 ? 100 * (1 - $6 / $4) : 0
-       printf "  %-11s smaller %sx (>= %dx: %s); report %s (<= 0.4: %s; floor %s%s; callchains %.0f%% of it); convert %s (<= 0.15: %s)\n", $1, $3, need, s, $4, r, $6, f, ch, $5, c }' "$summary"
+       printf "  %-11s smaller %sx (>= %dx: %s); report %s (<= 0.4: %s; floor %s%s; callchains %.0f%% of it); convert %s (<= 0.15: %s; reading alone %s)\n", $1, $3, need, s, $4, r, $6, f, ch, $5, c, $7 }' "$summary"
 
 echo "(a') perf report's callchain work per frame: a converted recording against a native"
 echo "     --call-graph fp one of the same program, built with frame pointers (tests/perf/data/fp_tree.c);"
@@ -188,7 +194,8 @@ done
 echo "  per frame, converted / native-fp: $(ratio "$(cat "$T/per-frame.converted")" "$(cat "$T/per-frame.fp")")"
 
 echo "(b) script: ehelf-perf script (best of 3 after a first run) against perf script --no-inline, CPU s"
-printf '%-11s %7s %9s %9s %9s %7s\n' recording samples ehelf-1st ehelf perf speedup
+echo "    read: tests/perf/read_floor, reading alone (best of 3); perf/read: the speedup that unwinding and printing for nothing would give"
+printf '%-11s %7s %9s %9s %9s %7s %9s %9s\n' recording samples ehelf-1st ehelf perf speedup read perf/read
 for w in $workloads; do
 	f=$R/$w.data
 	cpu "$T/e1" "$ep" script -i "$f" --no-progress
@@ -200,8 +207,10 @@ for w in $workloads; do
 	*) : >"$T/syms" ;;
 	esac
 	e1=$(cut -d' ' -f1 "$T/e1") e=$(cut -d' ' -f1 "$T/e") p=$(cut -d' ' -f1 "$T/p")
+	rd=$(cut -d' ' -f1 "$T/rd.$w")
 	sp=$(ratio "$p" "$e")
-	printf '%-11s %7d %9.3f %9.3f %9.3f %6.1fx %s\n' "$w" "$(grep "^$w " "$summary" | cut -d' ' -f2)" \
-		"$e1" "$e" "$p" "$sp" "$(awk -v s="$sp" 'BEGIN { print ((s >= 10) ? "(>= 10x: met)" : "(>= 10x: NOT met)") }')"
+	printf '%-11s %7d %9.3f %9.3f %9.3f %6.1fx %9.3f %8.1fx %s\n' "$w" "$(grep "^$w " "$summary" | cut -d' ' -f2)" \
+		"$e1" "$e" "$p" "$sp" "$rd" "$(ratio "$p" "$rd")" \
+		"$(awk -v s="$sp" 'BEGIN { print ((s >= 10) ? "(>= 10x: met)" : "(>= 10x: NOT met)") }')"
 	cat "$T/syms"
 done
