@@ -24,19 +24,31 @@
 #     (ratio: converted / original), the floor of that report (the
 #     converted file reported without callchains, --no-children -g none:
 #     what perf spends on the samples themselves; ratio: floor /
-#     original), `ehelf-perf inject` CPU time (ratio: convert / one report
-#     of the original) and its peak RSS;
+#     original; the rest of the converted file's report, its callchains,
+#     is said as a share of it), `ehelf-perf inject` CPU time (ratio:
+#     convert / one report of the original; and reading alone,
+#     tests/perf/read_floor, as the same ratio) and its peak RSS;
+# (a') perf report's callchain work per frame (-g minus -g none, over the
+#     frames of the samples) on a converted recording and on a native
+#     --call-graph fp one of the same program built with frame pointers
+#     (tests/perf/data/fp_tree.c): what perf does with a converted file's
+#     callchains, against what it does with its own frame-pointer ones;
 # (b) the script table: `ehelf-perf script` against `perf script -F
 #     comm,tid,time,event,ip,sym,symoff,dso --no-inline`, CPU time, output
 #     to /dev/null (ehelf-perf: best of 3 after a first run that saves its
-#     symbol tables; perf: one run).
+#     symbol tables; perf: one run), and the CPU time of reading alone
+#     (tests/perf/read_floor: every record read and decoded by
+#     ehelf-perf's reader, the used part of each stack copy touched, one
+#     byte a page): perf / that is the most that any unwinding and
+#     printing could give.
 # Targets (issue): report on the converted file <= 0.4x the original's;
 # converting <= 0.15x one report; files >= 25x smaller (8 KiB), >= 100x
 # (64 KiB); ehelf-perf script >= 10x perf script.
 # Usage: bench/inject-bench.sh BUILD [SCALE]  (SCALE 1: the sizes above;
 # 0.2 for a quick look).  With INJECT_BENCH_KEEP=DIR, the recordings and
 # their eh_elf store are kept in DIR and reused by the next run with the
-# same DIR (made again only when DIR/done is missing).
+# same DIR (made again only when DIR/done is missing).  INJECT_BENCH_ONLY:
+# the recordings measured (names above, space-separated; all by default).
 set -eu
 build=$(cd "${1:?usage: inject-bench.sh BUILD [SCALE]}" && pwd)
 scale=${2:-1}
@@ -129,7 +141,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'
 echo "(a) inject: sizes, perf report --stdio -g --no-inline CPU s (best of 2), convert CPU s (best of 2)"
 printf '%-11s %7s %11s %9s %7s %8s %8s %7s %8s %7s %8s %7s %8s\n' recording samples original converted smaller \
 	report-o report-c c/o floor f/o convert cv/rep rss-KiB
-workloads="sqlite-8k sqlite-64k cc1plus python threads clang-8k clang-64k clangd-8k clangd-64k"
+workloads=${INJECT_BENCH_ONLY:-sqlite-8k sqlite-64k cc1plus python threads clang-8k clang-64k clangd-8k clangd-64k}
 summary=$T/summary
 : >"$summary"
 for w in $workloads; do
@@ -141,21 +153,49 @@ for w in $workloads; do
 	best 2 "$T/ro" perf report -i "$f" --stdio -g --no-inline
 	best 2 "$T/rc" perf report -i "$c" --stdio -g --no-inline
 	best 2 "$T/rf" perf report -i "$c" --stdio --no-children -g none --no-inline
+	best 3 "$T/rd.$w" "$build/tests/perf/read_floor" "$f"
 	so=$(stat -c %s "$f") sc=$(stat -c %s "$c")
 	ro=$(cut -d' ' -f1 "$T/ro") rc=$(cut -d' ' -f1 "$T/rc") rf=$(cut -d' ' -f1 "$T/rf")
 	cv=$(cut -d' ' -f1 "$T/conv") rss=$(cut -d' ' -f2 "$T/conv")
 	printf '%-11s %7d %11d %9d %6.1fx %8.3f %8.3f %7s %8.3f %7s %8.3f %7s %8d\n' "$w" "$ns" "$so" "$sc" \
 		"$(ratio "$so" "$sc")" "$ro" "$rc" "$(ratio "$rc" "$ro")" "$rf" "$(ratio "$rf" "$ro")" \
 		"$cv" "$(ratio "$cv" "$ro")" "$rss"
-	echo "$w $ns $(ratio "$so" "$sc") $(ratio "$rc" "$ro") $(ratio "$cv" "$ro") $(ratio "$rf" "$ro")" >>"$summary"
+	echo "$w $ns $(ratio "$so" "$sc") $(ratio "$rc" "$ro") $(ratio "$cv" "$ro") $(ratio "$rf" "$ro") $(ratio "$(cut -d' ' -f1 "$T/rd.$w")" "$ro")" >>"$summary"
 done
 awk '{ big = $1 ~ /64k/; need = big ? 100 : 25
        s = $3 >= need ? "met" : "NOT met"; r = $4 <= 0.4 ? "met" : "NOT met"; c = $5 <= 0.15 ? "met" : "NOT met"
        f = $4 > 0.4 && $6 > 0.4 ? ", beyond the floor" : ""
-       printf "  %-11s smaller %sx (>= %dx: %s); report %s (<= 0.4: %s; floor %s%s); convert %s (<= 0.15: %s)\n", $1, $3, need, s, $4, r, $6, f, $5, c }' "$summary"
+       ch = $4 > 0 ? 100 * (1 - $6 / $4) : 0
+       printf "  %-11s smaller %sx (>= %dx: %s); report %s (<= 0.4: %s; floor %s%s; callchains %.0f%% of it); convert %s (<= 0.15: %s; reading alone %s)\n", $1, $3, need, s, $4, r, $6, f, ch, $5, c, $7 }' "$summary"
+
+echo "(a') perf report's callchain work per frame: a converted recording against a native"
+echo "     --call-graph fp one of the same program, built with frame pointers (tests/perf/data/fp_tree.c);"
+echo "     chains: report (-g) minus its floor (-g none), CPU s; per frame: chains / frames, us"
+cc -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o "$T/fp_tree" "$here/tests/perf/data/fp_tree.c"
+for cg in dwarf fp; do
+	perf record -q -e cpu-clock -F 4000 -m 16M --call-graph $cg -o "$T/fp_tree.$cg.data" \
+		-- "$T/fp_tree" "$(n 3000000)" >/dev/null 2>"$T/fp_tree.log" ||
+		{ echo "inject-bench: perf record fp_tree ($cg) failed: $(head -c 300 "$T/fp_tree.log")" >&2; exit 1; }
+done
+"$ep" inject -i "$T/fp_tree.dwarf.data" -o "$T/fp_tree.converted.data" --no-progress --no-summary
+printf '%-11s %7s %8s %6s %8s %8s %8s %9s\n' recording samples frames per-s report floor chains per-frame
+for k in converted fp; do
+	f=$T/fp_tree.$k.data
+	ns=$(perf report -i "$f" --stats 2>/dev/null | awk '/SAMPLE events/ { print $3; exit }')
+	nf=$(perf script -i "$f" -F ip --no-inline 2>/dev/null | grep -c '[0-9a-f]')
+	best 2 "$T/ro" perf report -i "$f" --stdio -g --no-inline
+	best 2 "$T/rf" perf report -i "$f" --stdio --no-children -g none --no-inline
+	ro=$(cut -d' ' -f1 "$T/ro") rf=$(cut -d' ' -f1 "$T/rf")
+	pf=$(awk -v a="$ro" -v b="$rf" -v n="$nf" 'BEGIN { printf "%.3f", (n > 0) ? (a - b) * 1e6 / n : 0 }')
+	echo "$pf" >"$T/per-frame.$k"
+	printf '%-11s %7d %8d %6.2f %8.3f %8.3f %8.3f %9.3f\n' "$([ $k = fp ] && echo native-fp || echo $k)" \
+		"$ns" "$nf" "$(ratio "$nf" "$ns")" "$ro" "$rf" "$(awk -v a="$ro" -v b="$rf" 'BEGIN { print a - b }')" "$pf"
+done
+echo "  per frame, converted / native-fp: $(ratio "$(cat "$T/per-frame.converted")" "$(cat "$T/per-frame.fp")")"
 
 echo "(b) script: ehelf-perf script (best of 3 after a first run) against perf script --no-inline, CPU s"
-printf '%-11s %7s %9s %9s %9s %7s\n' recording samples ehelf-1st ehelf perf speedup
+echo "    read: tests/perf/read_floor, reading alone (best of 3); perf/read: the speedup that unwinding and printing for nothing would give"
+printf '%-11s %7s %9s %9s %9s %7s %9s %9s\n' recording samples ehelf-1st ehelf perf speedup read perf/read
 for w in $workloads; do
 	f=$R/$w.data
 	cpu "$T/e1" "$ep" script -i "$f" --no-progress
@@ -167,8 +207,10 @@ for w in $workloads; do
 	*) : >"$T/syms" ;;
 	esac
 	e1=$(cut -d' ' -f1 "$T/e1") e=$(cut -d' ' -f1 "$T/e") p=$(cut -d' ' -f1 "$T/p")
+	rd=$(cut -d' ' -f1 "$T/rd.$w")
 	sp=$(ratio "$p" "$e")
-	printf '%-11s %7d %9.3f %9.3f %9.3f %6.1fx %s\n' "$w" "$(grep "^$w " "$summary" | cut -d' ' -f2)" \
-		"$e1" "$e" "$p" "$sp" "$(awk -v s="$sp" 'BEGIN { print ((s >= 10) ? "(>= 10x: met)" : "(>= 10x: NOT met)") }')"
+	printf '%-11s %7d %9.3f %9.3f %9.3f %6.1fx %9.3f %8.1fx %s\n' "$w" "$(grep "^$w " "$summary" | cut -d' ' -f2)" \
+		"$e1" "$e" "$p" "$sp" "$rd" "$(ratio "$p" "$rd")" \
+		"$(awk -v s="$sp" 'BEGIN { print ((s >= 10) ? "(>= 10x: met)" : "(>= 10x: NOT met)") }')"
 	cat "$T/syms"
 done

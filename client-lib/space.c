@@ -318,8 +318,24 @@ static int err_nomem(void)
 	return ERR_NOMEM;
 }
 
+/* Whether M's range meets that of a module of S. */
+static bool overlaps_module(const ehelf_space *s, const module *m)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->mods[i]->start < m->end && m->start < s->mods[i]->end)
+			return true;
+	return false;
+}
+
 static int insert(ehelf_space *s, module *m)
 {
+	/* the step cache holds only pcs that a module of S covered when it
+	 * was filled, which a module meeting none of theirs changes for
+	 * none of them (space_find): it is cleared only for a module that
+	 * meets another (a file mapped over another's place) */
+	if (atomic_load_explicit(&s->cache_used, memory_order_relaxed) &&
+	    overlaps_module(s, m) && atomic_exchange(&s->cache_used, false))
+		step_cache_clear(s->cache);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 32;
 		module **v = realloc(s->mods, cap * sizeof *v);
@@ -341,8 +357,6 @@ static int insert(ehelf_space *s, module *m)
 	s->mods[i] = m;
 	s->starts[i] = m->start;
 	s->n++;
-	if (atomic_exchange(&s->cache_used, false))
-		step_cache_clear(s->cache);
 	return 0;
 }
 

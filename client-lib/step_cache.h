@@ -17,7 +17,8 @@
  * torn entry (two threads filling it at once, or a fill moving entries
  * while a reader looks) fails the key check instead of giving a wrong
  * step: it passes only if its two payloads' multiples agree in 48 bits.
- * The space clears the cache when its modules change.
+ * The space clears the cache when a module added meets another's range
+ * (only pcs inside its modules are cached: one meeting none changes none).
  *
  * Only rows whose return address is saved at CFA - 8 (every x86-64 row an
  * eh_elf summarizes in practice) and pcs below 2^48 are cached; others

@@ -147,7 +147,9 @@ EHELF_API const char *ehelf_status_str(int status);
  * a page fault): the eh_elf's summary of the row of each pc met
  * (ehelf_object_describe), so that a pc seen before is stepped without
  * looking its module and row up again.  Threads share it without locks;
- * adding a module clears it.
+ * adding a module whose range meets another's clears it (it holds only
+ * pcs inside the space's modules, which a module meeting none changes for
+ * none).
  */
 typedef struct ehelf_space ehelf_space;
 

@@ -13,7 +13,8 @@
  * Then the sets: outermost markers, and which pcs a set keeps; where a
  * walk that leaves a trace line records the frames that follow; and that
  * whole walks following trace lines of random contents give the frames
- * walks from the sets alone give.
+ * walks from the sets alone give.  Last, which added modules clear the
+ * cache.
  */
 #include "../../testkit/xorshift.h"
 #include "../../client-lib/cached_step.h"
@@ -514,5 +515,28 @@ int main(void)
 		CHECK(walks == 3000 && followed > 2000);
 	}
 	ehelf_space_free(s);
+
+	/* adding modules: one whose range meets none of the space's keeps
+	 * the cache (its pcs, none of them cached, change no cached one's
+	 * module); one that meets a module's range clears it */
+	{
+		ehelf_space *m = ehelf_space_new();
+		CHECK(m != NULL);
+		ehelf_module_desc a = { .start = 0x400000, .end = 0x500000 };
+		CHECK(ehelf_space_add_module(m, &a) == 0);
+		uint64_t pc = 0x401234, sum = cached_summary();
+		step_cache_entry *e = step_cache_set(m->cache, pc);
+		step_cache_fill(e, pc, sum);
+		atomic_store(&m->cache_used, true);
+		uint64_t p, x;
+		CHECK(step_cache_match(e, pc, &p, &x));
+		ehelf_module_desc apart = { .start = 0x500000, .end = 0x600000 };
+		CHECK(ehelf_space_add_module(m, &apart) == 0);
+		CHECK(step_cache_match(e, pc, &p, &x));
+		ehelf_module_desc over = { .start = 0x480000, .end = 0x490000 };
+		CHECK(ehelf_space_add_module(m, &over) == 0);
+		CHECK(!step_cache_match(e, pc, &p, &x));
+		ehelf_space_free(m);
+	}
 	UNIT_DONE("test_step_cache");
 }
