@@ -114,7 +114,7 @@ awk '
 	}' "$tmp/includes" > "$tmp/layers"
 # 3. no program in libehelf's folder: no main() in client-lib/ (programs
 #    on libehelf are in tools/)
-grep -rn "^[a-z].*[^a-z_]main[ \t]*(" client-lib --include='*.c' --include='*.h' \
+grep -rnE "^([a-z].*[^a-z_])?main[ \t]*\(" client-lib --include='*.c' --include='*.h' \
 	--include='*.cc' --include='*.S' 2>/dev/null |
 	sed 's/$/ (a main() in client-lib\/: programs go to tools\/)/' >> "$tmp/layers" || :
 # 4. no link loop: no program of tests/ is built from a file of bench/
