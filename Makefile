@@ -30,7 +30,8 @@
 # up; every other mk/*.mk (a topic's tests and benches) after them.
 # A fragment adds its programs to ALL_TARGETS (make all), its phony targets
 # to PHONY, and its test targets to CHECK_MORE (make check and check-full),
-# CHECK_FULL_MORE (check-full only) or BENCH_MORE (make bench).
+# CHECK_FULL_MORE (check-full only) or BENCH_MORE (make bench), and what
+# `make deps` prepares beyond Debian's packages to DEPS_MORE.
 
 .DEFAULT_GOAL := all
 
@@ -102,6 +103,7 @@ PHONY := all help deps clean
 CHECK_MORE :=
 CHECK_FULL_MORE :=
 BENCH_MORE :=
+DEPS_MORE :=
 COMPONENTS := mk/core.mk mk/builder.mk mk/libehelf.mk mk/tools.mk mk/server.mk \
               mk/packaging.mk mk/stats.mk mk/tests.mk mk/bench.mk
 include $(COMPONENTS)
@@ -114,6 +116,7 @@ help:
 
 deps:
 	@scripts/install-deps.sh
+	@$(call run_steps,$(DEPS_MORE))
 
 clean:
 	rm -rf build

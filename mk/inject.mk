@@ -1,4 +1,4 @@
-# ---- ehelf-perf inject (issue: inject) --------------------------------------
+# ---- ehelf-perf inject ------------------------------------------------------
 # its tests against perf 6.1 and hotspot's perfparser on real recordings
 # (tests/perf/run-inject-tests.sh), and its bench (bench/inject-bench.sh)
 $(B)/tests/perf/perf_filter: $(B)/obj/tests/perf/perf_filter.o $(PERFTOOL_LIB) \

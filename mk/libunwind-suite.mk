@@ -13,5 +13,5 @@ libunwind-suite: all libunwind-suite-prepare
 	@tests/libunwind-suite/run.sh $(B) \
 		"$$(ls -d $(LIBUNWIND_SUITE_DIR)/libunwind-*/ | head -n 1)"
 
-deps: libunwind-suite-prepare
+DEPS_MORE += libunwind-suite-prepare
 CHECK_MORE += libunwind-suite

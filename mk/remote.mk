@@ -7,14 +7,13 @@ $(PLU_DIR)/module_read: $(B)/obj/tests/perf-libunwind/module_read.o \
                         $(B)/obj/client-lib/libunwind/remote_module.o
 	$(call link)
 # the recorded C program: no frame pointers, so that only CFI unwinds it
-$(PLU_DIR)/workload: tests/perf-libunwind/workload.c
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -fomit-frame-pointer -o $@ $<
+$(B)/obj/tests/perf-libunwind/workload.o: ALL_CFLAGS += -fomit-frame-pointer
+$(PLU_DIR)/workload: $(B)/obj/tests/perf-libunwind/workload.o
+	$(call link)
 # linked with Debian's libunwind, as a libunwind-ptrace tool is
-$(PLU_DIR)/remote_walk: tests/perf-libunwind/remote_walk.c
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -o $@ $< \
-		-lunwind-ptrace -lunwind-x86_64 -lunwind
+$(B)/obj/tests/perf-libunwind/remote_walk.o: ALL_CFLAGS += -O1
+$(PLU_DIR)/remote_walk: $(B)/obj/tests/perf-libunwind/remote_walk.o
+	$(call link,-lunwind-ptrace -lunwind-x86_64 -lunwind)
 
 PHONY += perf-libunwind-test perf-libunwind-bench
 # perf script / perf report with libehelf-unwind preloaded against perf

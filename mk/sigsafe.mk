@@ -19,6 +19,5 @@ sigsafe-bench: all $(SIGSAFE_BINS) $(COLD_BINS) $(B)/bench/librusage-at-exit.so
 	@bench/sigsafe-bench.sh $(B)
 CHECK_MORE += sigsafe-test
 BENCH_MORE += sigsafe-bench
-$(B)/bench/librusage-at-exit.so: bench/rusage_at_exit.c
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+$(B)/bench/librusage-at-exit.so: $(B)/obj/bench/rusage_at_exit.o
+	$(call link,-shared)

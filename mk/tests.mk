@@ -7,28 +7,38 @@ $(TESTSUPPORT_LIB): $(TESTSUPPORT_SRC:%.c=$(B)/obj/%.o)
 	$(call archive)
 
 # ---- fixtures: ELF files built here whose CFI covers what gas can emit ----
+# each fixture NAME from tests/fixtures/cfi_zoo.S and frames.c, compiled
+# with gcc's own flags (FIX_CC, then FIX_FLAGS_NAME) into $(FIX)/obj/NAME/
+# and linked by the link rule with gcc, without the project's link flags
 FIX := $(B)/fixtures
-FIX_SRC := tests/fixtures/cfi_zoo.S tests/fixtures/frames.c
 FIX_CC := gcc -O2 -fPIC -w
 NOUNWIND := -fno-asynchronous-unwind-tables -fno-unwind-tables
+FIX_FLAGS_zoo-exec := -fno-pic -DFIXTURE_MAIN
+FIX_FLAGS_zoo-both := -DZOO_BOTH_SECTIONS
+FIX_FLAGS_zoo-cie3 := -DZOO_BOTH_SECTIONS -Wa,--gdwarf-cie-version=3
+FIX_FLAGS_zoo-cie4 := -DZOO_BOTH_SECTIONS -Wa,--gdwarf-cie-version=4
+FIX_FLAGS_zoo-debugframe := -g $(NOUNWIND) -DZOO_DEBUG_FRAME_ONLY
+$(FIX)/obj/%/cfi_zoo.o: tests/fixtures/cfi_zoo.S
+	@mkdir -p $(dir $@)
+	$(FIX_CC) $(FIX_FLAGS_$*) -c $< -o $@
+$(FIX)/obj/%/frames.o: tests/fixtures/frames.c
+	@mkdir -p $(dir $@)
+	$(FIX_CC) $(FIX_FLAGS_$*) -c $< -o $@
+fix_obj = $(FIX)/obj/$(1)/cfi_zoo.o $(FIX)/obj/$(1)/frames.o
 FIXTURES := $(FIX)/zoo.so $(FIX)/zoo-exec $(FIX)/zoo-both.so $(FIX)/zoo-cie3.so \
             $(FIX)/zoo-cie4.so $(FIX)/zoo-debugframe.so $(FIX)/zoo-debugframe.debug
+$(FIXTURES): ALL_LDFLAGS :=
 fixtures: $(FIXTURES)
-$(FIX)/zoo.so: $(FIX_SRC)
-	@mkdir -p $(dir $@)
-	$(FIX_CC) -shared -o $@ $^
-$(FIX)/zoo-exec: $(FIX_SRC)
-	@mkdir -p $(dir $@)
-	$(FIX_CC) -no-pie -fno-pic -DFIXTURE_MAIN -o $@ $^
-$(FIX)/zoo-both.so: $(FIX_SRC)
-	@mkdir -p $(dir $@)
-	$(FIX_CC) -shared -DZOO_BOTH_SECTIONS -o $@ $^
-$(FIX)/zoo-cie%.so: $(FIX_SRC)
-	@mkdir -p $(dir $@)
-	$(FIX_CC) -shared -DZOO_BOTH_SECTIONS -Wa,--gdwarf-cie-version=$* -o $@ $^
-$(FIX)/zoo-debugframe.so: $(FIX_SRC)
-	@mkdir -p $(dir $@)
-	$(FIX_CC) -shared -g $(NOUNWIND) -DZOO_DEBUG_FRAME_ONLY -o $@ $^
+$(FIX)/zoo.so: $(call fix_obj,zoo)
+	$(call link_with,$(FIX_CC),-shared)
+$(FIX)/zoo-exec: $(call fix_obj,zoo-exec)
+	$(call link_with,$(FIX_CC),-no-pie)
+$(FIX)/zoo-both.so: $(call fix_obj,zoo-both)
+	$(call link_with,$(FIX_CC),-shared)
+$(FIX)/zoo-cie%.so: $(call fix_obj,zoo-cie%)
+	$(call link_with,$(FIX_CC),-shared)
+$(FIX)/zoo-debugframe.so: $(call fix_obj,zoo-debugframe)
+	$(call link_with,$(FIX_CC),-shared)
 $(FIX)/zoo-debugframe.debug: $(FIX)/zoo-debugframe.so
 	objcopy --only-keep-debug --compress-debug-sections=zlib $< $@
 PHONY += fixtures
@@ -176,11 +186,14 @@ perf-test: all $(PERF_TEST_BINS)
 PHONY += perf-test
 
 # ---- the include graph, reproducible builds, the fuzzers ------------------
-# the include graph: no cycle in a folder, components layered; docs and
-# comments without issue numbers, work-log words or commit hashes (fast)
+# the include graph: no cycle in a folder, components layered, no link
+# between tests/ and bench/; docs and comments without issue numbers,
+# work-log words or commit hashes; no source file over 1,000 lines but one
+# concept (a second)
 layering:
 	@tests/layering/check-includes.sh
 	@tests/layering/check-words.sh
+	@tests/layering/check-sizes.sh
 repro: all $(FIXTURES)
 	@tests/repro/check-repro.sh $(B)
 fuzz: fixtures $(B)/bin/ehelf-compile

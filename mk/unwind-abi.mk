@@ -8,14 +8,11 @@
 # libehelf-unwind's.  About 10 s.
 UNWIND_ABI_BINS := $(UNW_DIR)/unwind-abi-lu $(UNW_DIR)/unwind-abi-gcc $(UNW_DIR)/unwind-abi-ehelf
 $(UNW_DIR)/unwind-abi-lu: $(B)/obj/tests/unwind/unwind_abi.o
-	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -rdynamic -o $@ $^ -lunwind -ldl -lpthread
+	$(call link_cxx,-rdynamic -lunwind -ldl -lpthread)
 $(UNW_DIR)/unwind-abi-gcc: $(B)/obj/tests/unwind/unwind_abi.o
-	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -rdynamic -o $@ $^ -ldl -lpthread
+	$(call link_cxx,-rdynamic -ldl -lpthread)
 $(UNW_DIR)/unwind-abi-ehelf: $(B)/obj/tests/unwind/unwind_abi.o $(B)/lib/libehelf-unwind.so
-	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_LDFLAGS) -rdynamic -o $@ $< -L$(B)/lib -lehelf-unwind -ldl -lpthread
+	$(call link_cxx,-rdynamic -L$(B)/lib -lehelf-unwind -ldl -lpthread)
 
 PHONY += unwind-abi-test
 unwind-abi-test: all $(UNWIND_ABI_BINS)
@@ -26,12 +23,10 @@ CHECK_MORE += unwind-abi-test
 # of coredump-target (gcore) unwound by libunwind-coredump alone and with
 # libehelf-unwind preloaded, without and with eh_elfs.  About 5 s.
 COREDUMP_BINS := $(UNW_DIR)/coredump-target $(UNW_DIR)/coredump-walk
-$(UNW_DIR)/coredump-target: tests/unwind/coredump_target.c
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wl,-z,noseparate-code -o $@ $<
+$(UNW_DIR)/coredump-target: $(B)/obj/tests/unwind/coredump_target.o
+	$(call link,-Wl$(comma)-z$(comma)noseparate-code)
 $(UNW_DIR)/coredump-walk: $(B)/obj/tests/unwind/coredump_walk.o
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lunwind-coredump -lunwind-generic
+	$(call link,-lunwind-coredump -lunwind-generic)
 
 PHONY += coredump-test
 coredump-test: all $(COREDUMP_BINS)

@@ -1,5 +1,6 @@
--- schema-v2.sql - builder/schema.sql as of version 2 (git show d795ba4~1:builder/schema.sql),
--- frozen for the migration tests of tests/batch/run-batch-tests.sh.
+-- schema-v2.sql - the store's schema (store/schema.sql, then
+-- builder/schema.sql) as of version 2, frozen for the migration tests of
+-- tests/batch/run-batch-tests.sh.
 
 -- schema.sql - the database ehelf-batch writes (sqlite 3).
 --

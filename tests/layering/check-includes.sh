@@ -114,25 +114,39 @@ awk '
 	}' "$tmp/includes" > "$tmp/layers"
 # 3. no program in libehelf's folder: no main() in client-lib/ (programs
 #    on libehelf are in tools/)
-grep -rn "^[a-z].*[^a-z_]main[ \t]*(" client-lib --include='*.c' --include='*.h' \
+grep -rnE "^([a-z].*[^a-z_])?main[ \t]*\(" client-lib --include='*.c' --include='*.h' \
 	--include='*.cc' --include='*.S' 2>/dev/null |
 	sed 's/$/ (a main() in client-lib\/: programs go to tools\/)/' >> "$tmp/layers" || :
-# 4. no link loop: no program of tests/ links an object of bench/, and no
-#    program of bench/ one of tests/ (rules of the Makefile and mk/*.mk,
-#    continuation lines joined)
-for mf in Makefile mk/*.mk; do
-	[ -f "$mf" ] || continue
-	awk -v mf="$mf" '
-		{ line = line $0 }
-		/\\$/ { sub(/\\$/, "", line); next }
-		{
-			if (line ~ /^[^\t#].*\/tests\/[^:=]*:[^=]/ && line ~ /obj\/bench\//)
-				print mf ": a test program links an object of bench/: " substr(line, 1, 120)
-			if (line ~ /^[^\t#].*\/bench\/[^:=]*:[^=]/ && line ~ /obj\/tests\//)
-				print mf ": a bench program links an object of tests/: " substr(line, 1, 120)
-			line = ""
-		}' "$mf"
-done >> "$tmp/layers"
+# 4. no link loop: no program of tests/ is built from a file of bench/
+#    (its source, object or header), and no program of bench/ from one of
+#    tests/: every prerequisite, followed through make's own database
+#    (make -qp: the Makefile, mk/*.mk and build/'s dependency files;
+#    nothing is built), of each target in build/tests/ and build/bench/
+MAKEFLAGS= MAKELEVEL= make -qp -f Makefile SANITIZE=0 help 2>/dev/null > "$tmp/makedb" || :
+grep -q '^build/bench/' "$tmp/makedb" ||
+	echo "make -qp printed no rule of build/bench/ (the Makefile did not parse)" >> "$tmp/layers"
+awk '
+	/^# Not a target/ { skip = 1; next }
+	/^[^#\t ][^=]*:/ && !/^[^:]*:[:+?]?=/ {
+		if (skip) { skip = 0; next }
+		t = $0; sub(/:.*/, "", t)
+		p = $0; sub(/^[^:]*:[ \t]*/, "", p); sub(/\|.*/, "", p)
+		if (t !~ / /) deps[t] = deps[t] " " p
+		next
+	}
+	{ skip = 0 }
+	function walk(x, root,   n, a, i) {
+		if (x in seen) return
+		seen[x] = 1
+		if (root ~ /^build\/bench\// && x ~ /^(build\/obj\/)?tests\//)
+			print root ": a bench program is built from tests/: " x
+		if (root ~ /^build\/tests\// && x ~ /^(build\/obj\/)?bench\//)
+			print root ": a test program is built from bench/: " x
+		n = split(deps[x], a, " ")
+		for (i = 1; i <= n; i++) walk(a[i], root)
+	}
+	END { for (t in deps) if (t ~ /^build\/(bench|tests)\//) { delete seen; walk(t, t) } }
+	' "$tmp/makedb" | sort >> "$tmp/layers"
 if [ -s "$tmp/layers" ]; then
 	echo "check-includes: layering broken:" >&2
 	sed 's/^/  /' "$tmp/layers" >&2

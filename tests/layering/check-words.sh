@@ -1,16 +1,20 @@
 #!/bin/sh
 # Docs and comments are references, not a work log.  Fails, listing
 # FILE:LINE: WHAT, on
-#  - README.md and docs/*.md (docs/journal.md, the project's journal,
-#    excepted): "issue N", "stop N", "the fifth stop" and other work-log
-#    phrases, and commit-hash-like words (7 to 40 hex digits with a digit and
-#    a letter) outside code blocks and `code spans` (build-IDs are data);
-#    docs/figures.md may name the commit a figure was measured at; and
-#    relative links to a path outside the repository or to no file;
-#  - comments of the sources (*.c *.h *.cc *.S *.sh *.py *.mk, Makefile;
+#  - README.md and docs/*.md: "issue N", "stop N", "the fifth stop" and
+#    other work-log phrases, and commit-hash-like words (7 to 40 hex digits
+#    with a digit and a letter) outside code blocks and `code spans`
+#    (build-IDs are data); docs/figures.md may name the commit a figure was
+#    measured at, and docs/journal.md, the project's history, is checked for
+#    its links only; in every one, links to a path outside the repository
+#    (up out of it, absolute, file:), to no file or to no heading;
+#  - comments of the sources (*.c *.h *.cc *.S *.sh *.py *.mk, Makefile,
+#    *.sql, and the shell, Perl and configuration files *.sbatch *.pm
+#    *.conf *.service dh_ehelf;
 #    test data under tests/*/data/ and tests/fixtures/ excepted): "issue N",
-#    commit-hash-like words, and names of design files outside the
-#    repository (the upper-case design file, a path into ../shared).
+#    stops and work-log phrases, commit-hash-like words, and names of
+#    design files outside the repository (the upper-case design file, a
+#    path into ../shared).
 # Usage: tests/layering/check-words.sh [ROOT]   (default: the source tree)
 set -eu
 root=${1:-$(dirname "$0")/../..}
@@ -27,6 +31,11 @@ WORKLOG = re.compile(r'measured and (dropped|not kept)|\bnot merged\b|'
                      r'\bbranch memo\b|\bthe lead\b', re.I)
 HEX = re.compile(r'(?<![0-9A-Za-z_./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])'
                  r'[0-9a-f]{7,40}(?![0-9A-Za-z_])')
+# in code, helpers are functions and a lead is RPM's: only the phrases
+# that cannot be anything but a work log
+SRC_WORKLOG = re.compile(r'measured and (dropped|not kept)|\bnot merged\b|'
+                         r'\bthis session\b|\bhelper (session|branch)|'
+                         r'\btrial merge\b|\bbranch memo\b', re.I)
 OUTSIDE = re.compile(r'\bDESIGN\.md\b|\.\./shared/')
 NOT_HASHES = {'ed25519'}   # hex-looking words that are names
 bad = []
@@ -74,24 +83,53 @@ def doc_lines(path):
 
 docs = ['README.md'] + tracked(lambda n: n.startswith('docs/')
                                 and n.endswith('.md'))
+
+def slug(heading):
+    """A heading's anchor as GitHub makes it."""
+    h = re.sub(r'[^\w\- ]', '', heading.replace('`', '').strip().lower())
+    return h.replace(' ', '-')
+
+def anchors(path):
+    found, seen, fenced = set(), {}, False
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            if line.lstrip().startswith('```'):
+                fenced = not fenced
+            m = None if fenced else re.match(r'#+\s+(.*)', line)
+            if m:
+                s = slug(m.group(1))
+                n = seen.get(s, 0)
+                seen[s] = n + 1
+                found.add(s if n == 0 else f'{s}-{n}')
+    return found
+
 for path in docs:
-    if path == 'docs/journal.md' or not os.path.isfile(path):
+    if not os.path.isfile(path):
         continue
+    # the journal is the project's history, in the words of the day (the
+    # commits its figures were measured at included): its links only
+    history = path == 'docs/journal.md'
     for no, text in doc_lines(path):
-        for what, rx in (('issue number', ISSUE), ('stop', STOP),
-                         ('work-log phrase', WORKLOG)):
+        for what, rx in () if history else (
+                ('issue number', ISSUE), ('stop', STOP),
+                ('work-log phrase', WORKLOG)):
             m = rx.search(text)
             if m:
                 bad.append(f'{path}:{no}: {what}: {m.group(0)}')
-        for m in re.finditer(r'\]\(([^)\s#]+)(#[^)\s]*)?\)', text):
-            target = m.group(1)
-            if re.match(r'^[a-z]+:', target):
-                continue
-            full = os.path.normpath(os.path.join(os.path.dirname(path), target))
-            if full.startswith('..') or not os.path.exists(full):
+        for m in re.finditer(r'\]\(([^)\s#]*)(#[^)\s]*)?\)', text):
+            target, anchor = m.group(1), m.group(2)
+            if re.match(r'^[a-z]+:', target) and not target.startswith('file:'):
+                continue        # a web address
+            full = os.path.normpath(os.path.join(os.path.dirname(path), target)) \
+                if target else path
+            if target.startswith(('/', '~', 'file:')) or full.startswith('..') \
+               or not os.path.exists(full):
                 bad.append(f'{path}:{no}: link outside the repository or to '
                            f'no file: {target}')
-        if path != 'docs/figures.md':
+            elif anchor and full.endswith('.md') and \
+                    anchor[1:] not in anchors(full):
+                bad.append(f'{path}:{no}: link to no heading: {target}{anchor}')
+        if path != 'docs/figures.md' and not history:
             for m in HEX.finditer(text):
                 if m.group(0) in NOT_HASHES:
                     continue
@@ -104,8 +142,9 @@ def is_source(n):
         return False
     if n.startswith('build/'):
         return False
-    return base == 'Makefile' or base.endswith(
-        ('.c', '.h', '.cc', '.S', '.sh', '.py', '.mk'))
+    return base in ('Makefile', 'dh_ehelf') or base.endswith(
+        ('.c', '.h', '.cc', '.S', '.sh', '.py', '.mk', '.sql', '.sbatch',
+         '.pm', '.conf', '.service'))
 
 def c_comments(text):
     """(line number, comment text) of C-like source: /* */ and //."""
@@ -143,6 +182,8 @@ def hash_comments(text):
             yield no, line[m.end():]
 
 for path in tracked(is_source):
+    if path == 'tests/layering/check-words.sh':   # names what it refuses
+        continue
     try:
         with open(path, encoding='utf-8', errors='replace') as f:
             text = f.read()
@@ -152,12 +193,17 @@ for path in tracked(is_source):
         comments = c_comments(text)
     elif path.endswith('.S'):
         comments = list(c_comments(text)) + list(hash_comments(text))
+    elif path.endswith('.sql'):
+        comments = ((no, line.split('--', 1)[1])
+                    for no, line in enumerate(text.split('\n'), 1) if '--' in line)
     else:
         comments = hash_comments(text)
     for no, part in comments:
-        m = ISSUE.search(part)
-        if m:
-            bad.append(f'{path}:{no}: issue number: {m.group(0)}')
+        for what, rx in (('issue number', ISSUE), ('stop', STOP),
+                         ('work-log phrase', SRC_WORKLOG)):
+            m = rx.search(part)
+            if m:
+                bad.append(f'{path}:{no}: {what}: {m.group(0)}')
         m = OUTSIDE.search(part)
         if m:
             bad.append(f'{path}:{no}: file outside the repository: '

@@ -41,9 +41,7 @@ stop_nginx() {
 }
 trap 'stop_nginx; rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
-fails=0
-ok() { echo "  ok: $*"; }
-bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$here/../common/checks.sh"
 
 # ---- the unit file ---------------------------------------------------------
 echo "== server/ehelf-server.service"

@@ -17,9 +17,7 @@ pre=$build/lib/libehelf-unwind.so
 T=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-fails=0
-ok() { echo "  ok: $*"; }
-bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/checks.sh"
 
 echo "== a core of a live process (gcore)"
 "$bin/coredump-target" >"$T/ready" &

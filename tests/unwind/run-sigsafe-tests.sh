@@ -26,9 +26,7 @@ bin=$build/tests/unwind
 pre=$build/lib/libehelf-unwind.so
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-ok() { echo "  ok: $*"; }
-bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/checks.sh"
 mkdir -p "$T/empty" "$T/cache"
 # no eh_elf from anywhere: an empty store, an empty cache, no server
 noehelf() { env -u EHELF_URLS EHELF_PATH="$T/empty" EHELF_CACHE_PATH="$T/cache" "$@"; }

@@ -18,9 +18,7 @@ bin=$build/tests/unwind
 pre=$build/lib/libehelf-unwind.so
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-ok() { echo "  ok: $*"; }
-bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/checks.sh"
 mkdir -p "$T/empty" "$T/cache" "$T/files"
 run() { # STORE PRELOAD PROGRAM ARGS...
 	dir_=$1 p_=$2

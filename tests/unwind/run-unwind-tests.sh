@@ -24,9 +24,7 @@ build=$(cd "${1:?usage: run-unwind-tests.sh BUILD}" && pwd)
 bin=$build/tests/unwind
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
-fails=0
-ok() { echo "  ok: $*"; }
-bad() { echo "  FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/checks.sh"
 
 echo "== eh_elfs for the test programs and their libraries"
 mkdir -p "$T/files"
