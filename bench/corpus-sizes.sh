@@ -28,7 +28,7 @@ END {
 		printf "%s|%6d %14d %14d %7.3f\n", k, N[k], A[k], C[k], C[k] / A[k]
 	printf "9 total|%6d %14d %14d %7.3f\n", TN, TA, TC, TC / TA
 }' "$tmp/sizes" | sort | sed 's/^[0-9] \([^|]*\)|/\1|/' | awk -F'|' '{ printf "%-14s %s\n", $1, $2 }'
-echo "targets (issue 19):"
+echo "targets:"
 awk '{
 	s = $1 + $2
 	TA += s; TC += $3

@@ -41,7 +41,7 @@
 #     ehelf-perf's reader, the used part of each stack copy touched, one
 #     byte a page): perf / that is the most that any unwinding and
 #     printing could give.
-# Targets (issue): report on the converted file <= 0.4x the original's;
+# Targets: report on the converted file <= 0.4x the original's;
 # converting <= 0.15x one report; files >= 25x smaller (8 KiB), >= 100x
 # (64 KiB); ehelf-perf script >= 10x perf script.
 # Usage: bench/inject-bench.sh BUILD [SCALE]  (SCALE 1: the sizes above;

@@ -7,7 +7,7 @@
 # the whole command, `ehelf-perf script` against `perf script --no-inline`
 # with the same fields, same file, output to /dev/null, best of 5 (the
 # saved symbol tables made by a first run), as in (b) of perf-bench.sh,
-# with the ratio and whether it meets the 10x.
+# with the ratio and whether it meets the 10x target.
 # Usage: bench/perf-bench-large.sh BUILD [MB] [BASELINE_BUILD]
 # With BASELINE_BUILD, that build's ehelf-perf is timed too, the two taking
 # turns run by run (old and new in the same minutes).

@@ -66,6 +66,6 @@ awk -v d="$debs" -v o="$own" -v i="$described" -v e="$ehframe" -v x="$(json "$c"
 }'
 awk -v d="$debs" -v e="$ehframe_only" 'BEGIN {
 	r = e ? d / e : 0
-	printf "target (issue 19): .debs / .eh_frame %.3f <= 0.25 %s\n", r,
+	printf "target: .debs / .eh_frame %.3f <= 0.25 %s\n", r,
 	       e && r <= 0.25 ? "met" : "NOT met"
 }'
