@@ -5,8 +5,8 @@
 #    other work-log phrases, and commit-hash-like words (7 to 40 hex digits
 #    with a digit and a letter) outside code blocks and `code spans`
 #    (build-IDs are data); docs/figures.md may name the commit a figure was
-#    measured at, and docs/journal.md, the project's history, is checked for
-#    its links only; in every one, links to a path outside the repository
+#    measured at (docs/journal.md names commits by date); in every one,
+#    links to a path outside the repository
 #    (up out of it, absolute, file:), to no file or to no heading;
 #  - comments of the sources (*.c *.h *.cc *.S *.sh *.py *.mk, Makefile,
 #    *.sql, and the shell, Perl and configuration files *.sbatch *.pm
@@ -106,11 +106,8 @@ def anchors(path):
 for path in docs:
     if not os.path.isfile(path):
         continue
-    # the journal is the project's history, in the words of the day (the
-    # commits its figures were measured at included): its links only
-    history = path == 'docs/journal.md'
     for no, text in doc_lines(path):
-        for what, rx in () if history else (
+        for what, rx in (
                 ('issue number', ISSUE), ('stop', STOP),
                 ('work-log phrase', WORKLOG)):
             m = rx.search(text)
@@ -129,7 +126,7 @@ for path in docs:
             elif anchor and full.endswith('.md') and \
                     anchor[1:] not in anchors(full):
                 bad.append(f'{path}:{no}: link to no heading: {target}{anchor}')
-        if path != 'docs/figures.md' and not history:
+        if path != 'docs/figures.md':
             for m in HEX.finditer(text):
                 if m.group(0) in NOT_HASHES:
                     continue
