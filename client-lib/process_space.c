@@ -1,8 +1,8 @@
 /*
  * process_space.c - the process-wide space of ehelf_backtrace and the
- * libunwind API: built on first use, rebuilt when objects are loaded or
- * unloaded or eh_elfs are fetched, pinned by unwinders (contracts in
- * unwind.h).
+ * libunwind API: built on first use, rebuilt by ehelf_backtrace_init
+ * (which unw_flush_cache calls) and when eh_elfs are fetched, pinned by
+ * unwinders (contracts in unwind.h).
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -27,20 +27,8 @@
 walk_hot ehelf_walk_hot;
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static ehelf_space *retired; /* replaced spaces, a list; under global_lock */
-/* dl_iterate_phdr's counters when the space was built */
-static _Atomic unsigned long loaded_adds, loaded_subs;
 /* bumped when eh_elfs were fetched (process_space_pickup) */
 static atomic_ulong fetched_epoch;
-
-static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	unsigned long *c = arg;
-	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
-		return 1;
-	c[0] = info->dlpi_adds;
-	c[1] = info->dlpi_subs;
-	return 1;
-}
 
 /* Build the process-wide space and swap it in.  Returns 0, ERR_NOMEM
  * when no space could be made (nothing swapped), or the first failure of
@@ -48,8 +36,6 @@ static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
  * says which. */
 static int rebuild(bool *swapped)
 {
-	unsigned long c[2] = { 0, 0 };
-	dl_iterate_phdr(read_counters, c);
 	*swapped = false;
 	ehelf_space *s = ehelf_space_new();
 	if (!s)
@@ -58,8 +44,6 @@ static int rebuild(bool *swapped)
 	*swapped = true;
 	pthread_mutex_lock(&global_lock);
 	ehelf_space *old = atomic_exchange(&ehelf_walk_hot.space, s);
-	loaded_adds = c[0];
-	loaded_subs = c[1];
 	if (old) {
 		old->retired_next = retired;
 		retired = old;
@@ -131,14 +115,3 @@ bool process_space_built(void)
 	return atomic_load(&ehelf_walk_hot.space) != NULL;
 }
 
-bool process_space_refresh(void)
-{
-	unsigned long c[2] = { 0, 0 };
-	dl_iterate_phdr(read_counters, c);
-	bool changed = c[0] != atomic_load(&loaded_adds) ||
-		       c[1] != atomic_load(&loaded_subs);
-	bool built = false;
-	if (changed)
-		backtrace_init(&built);
-	return built;
-}

@@ -187,29 +187,9 @@ ehelf_space *ehelf_space_new(void)
 	return s;
 }
 
-struct elf_file *module_elf(module *m)
-{
-	if (m->elf)
-		return m->elf;
-	elf_file *f = calloc(1, sizeof *f);
-	ehelf_err err;
-	if (f && (m->path ? elf_file_open(f, m->path, &err)
-			  : m->image ? elf_file_open_mem(f, m->image, m->image_size,
-							 "[vdso]", &err)
-				     : ERR_NOTFOUND) == 0)
-		m->elf = f;
-	else
-		free(f);
-	return m->elf;
-}
-
 static void module_free(module *m)
 {
 	cache_put(m->eh);
-	if (m->elf) {
-		elf_file_close(m->elf);
-		free(m->elf);
-	}
 	if (m->dw)
 		dwarf_module_close(m->dw);
 	if (m->map)

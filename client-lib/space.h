@@ -45,8 +45,7 @@ typedef struct module {
 	bool dw_useful;
 	dwarf_module *dw;       /* libdw fallback, opened on first use */
 	bool dw_tried;          /* an open of dw was tried (and failed if NULL) */
-	struct elf_file *elf;   /* the ELF, for procedure info; on first use */
-	pthread_mutex_t dw_lock; /* dw, dw_tried, elf, and filling cfi */
+	pthread_mutex_t dw_lock; /* dw, dw_tried, and filling cfi */
 } module;
 
 struct ehelf_space {
@@ -80,10 +79,6 @@ void space_cache_populate(ehelf_space *s);
 
 /* The module containing runtime address PC, or NULL.  No allocation. */
 const module *space_find(const ehelf_space *s, uint64_t pc);
-
-/* The module's ELF file, opened on first use (NULL if unreadable); use it
- * under m->dw_lock. */
-struct elf_file *module_elf(module *m);
 
 /* M's own CFI tables (cfi_tables.h), or NULL when it has none.  MAY_MAP:
  * when they have not been looked for yet (a space not of this process),

@@ -95,21 +95,14 @@ int backtrace_from(ehelf_regs *caller, void **ips, int max, unsigned flags,
 const ehelf_space *process_space_pin(void);
 void process_space_unpin(void);
 
-/* Rebuild the process-wide space if objects were loaded or unloaded since
- * it was built (dl_iterate_phdr's counters); true if it was.  Takes the
- * dynamic loader's lock, and a rebuild allocates and dlopens: not
- * async-signal-safe (callers skip it once a walk has crossed a signal
- * frame). */
-bool process_space_refresh(void);
-
 /* Whether the process-wide space has been built (by a first unwind or
  * ehelf_backtrace_init). */
 bool process_space_built(void);
 
 /* eh_elfs have been fetched into the cache: rebuild the process-wide
  * space if it is built, and make a build under way now build again, so
- * that unwinds from then on find them.  Not async-signal-safe (as
- * process_space_refresh). */
+ * that unwinds from then on find them.  Takes the dynamic loader's lock,
+ * and a rebuild allocates and dlopens: not async-signal-safe. */
 void process_space_pickup(void);
 
 #endif
