@@ -5,7 +5,6 @@
  * unwinders (contracts in unwind.h).
  */
 #define _GNU_SOURCE
-#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>

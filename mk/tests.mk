@@ -188,11 +188,12 @@ PHONY += perf-test
 # ---- the include graph, reproducible builds, the fuzzers ------------------
 # the include graph: no cycle in a folder, components layered, no link
 # between tests/ and bench/; docs and comments without issue numbers,
-# work-log words or commit hashes; no source file over 1,000 lines but one
-# concept (a second)
+# work-log words or commit hashes (and that check fed what it refuses); no
+# source file over 1,000 lines but one concept (a second)
 layering:
 	@tests/layering/check-includes.sh
 	@tests/layering/check-words.sh
+	@tests/layering/check-words-test.sh
 	@tests/layering/check-sizes.sh
 repro: all $(FIXTURES)
 	@tests/repro/check-repro.sh $(B)
